@@ -1,0 +1,81 @@
+// JSON codec throughput: forward_backward requests, SampleResponses and raw float32 tensors.
+// Counters: bytes_per_second (of JSON text) and ns_per_number (per value in the payload).
+#include "codec_data.hpp"
+
+#include <tinker/codec.hpp>
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+using namespace tinker;
+
+constexpr double fwdbwd_numbers = double(bench::fwdbwd_datums) * bench::fwdbwd_tokens * 3;  // tokens, targets, weights
+constexpr double sample_numbers = double(bench::sample_sequences) * bench::sample_tokens * 2;  // tokens, logprobs
+
+void report(benchmark::State& state, std::size_t bytes, double numbers) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+  state.counters["ns_per_number"] =
+      benchmark::Counter(numbers * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
+  state.counters["numbers"] = numbers;
+}
+
+void BM_Json_EncodeForwardBackward(benchmark::State& state) {
+  const ForwardBackwardRequest request = bench::make_forward_backward_request();
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    append_json(request, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  report(state, out.size(), fwdbwd_numbers);
+}
+BENCHMARK(BM_Json_EncodeForwardBackward)->Unit(benchmark::kMillisecond);
+
+void BM_Json_DecodeForwardBackward(benchmark::State& state) {
+  const std::string json = to_json(bench::make_forward_backward_request());
+  for (auto _ : state) {
+    auto decoded = from_json<ForwardBackwardRequest>(json);
+    benchmark::DoNotOptimize(decoded.forward_backward_input.data.data());
+  }
+  report(state, json.size(), fwdbwd_numbers);
+}
+BENCHMARK(BM_Json_DecodeForwardBackward)->Unit(benchmark::kMillisecond);
+
+void BM_Json_EncodeSampleResponse(benchmark::State& state) {
+  const SampleResponse response = bench::make_sample_response();
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    append_json(response, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  report(state, out.size(), sample_numbers);
+}
+BENCHMARK(BM_Json_EncodeSampleResponse)->Unit(benchmark::kMillisecond);
+
+void BM_Json_DecodeSampleResponse(benchmark::State& state) {
+  const std::string json = to_json(bench::make_sample_response());
+  for (auto _ : state) {
+    auto decoded = from_json<SampleResponse>(json);
+    benchmark::DoNotOptimize(decoded.sequences.data());
+  }
+  report(state, json.size(), sample_numbers);
+}
+BENCHMARK(BM_Json_DecodeSampleResponse)->Unit(benchmark::kMillisecond);
+
+// The orjson comparison (benchmarks/json_vs_orjson.py) encodes the same 1M values.
+void BM_Json_EncodeFloat32Tensor(benchmark::State& state) {
+  const TensorData tensor(bench::make_float_tensor(1 << 20));
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    append_json(tensor, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  report(state, out.size(), double(1 << 20));
+}
+BENCHMARK(BM_Json_EncodeFloat32Tensor)->Unit(benchmark::kMillisecond);
+
+}  // namespace

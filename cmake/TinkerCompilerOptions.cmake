@@ -1,0 +1,23 @@
+# Warning and sanitizer flags shared by every target of the project.
+
+include_guard(GLOBAL)
+
+add_library(tinker_compile_options INTERFACE)
+target_compile_options(tinker_compile_options INTERFACE -Wall -Wextra -Wpedantic)
+if(TINKER_WARNINGS_AS_ERRORS)
+  target_compile_options(tinker_compile_options INTERFACE -Werror)
+endif()
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  # Known GCC 12 false positive in coroutine frames at -O2 (architecture.md, rule 7).
+  target_compile_options(tinker_compile_options INTERFACE -Wno-mismatched-new-delete)
+endif()
+
+if(TINKER_SANITIZE)
+  set(_tinker_san -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # Clang 14 cannot compile coroutines with -fsanitize=function (llvm #49689).
+    list(APPEND _tinker_san -fno-sanitize=function)
+  endif()
+  add_compile_options(${_tinker_san})
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,55 @@
+# Finds every third-party dependency. Each failure names the Debian package that provides it,
+# because `.ci/install-deps` is the supported way to get them.
+
+include_guard(GLOBAL)
+
+function(tinker_require found what package)
+  if(NOT ${found})
+    message(FATAL_ERROR
+      "tinker-cpp: ${what} was not found. On Debian 12 install the package '${package}' "
+      "(or run .ci/install-deps, which installs everything).")
+  endif()
+endfunction()
+
+find_package(Threads REQUIRED)
+
+find_package(Boost 1.81 CONFIG QUIET COMPONENTS json url)
+tinker_require(Boost_FOUND "Boost 1.81 (headers, json, url)"
+               "libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev")
+
+find_package(OpenSSL 3 QUIET)
+tinker_require(OPENSSL_FOUND "OpenSSL 3" "libssl-dev")
+
+find_package(PkgConfig QUIET)
+tinker_require(PKG_CONFIG_FOUND "pkg-config" "pkg-config")
+
+pkg_check_modules(SENTENCEPIECE QUIET IMPORTED_TARGET sentencepiece>=0.1.97)
+tinker_require(SENTENCEPIECE_FOUND "sentencepiece >= 0.1.97" "libsentencepiece-dev")
+
+pkg_check_modules(ZSTD QUIET IMPORTED_TARGET libzstd>=1.4)
+tinker_require(ZSTD_FOUND "zstd" "libzstd-dev")
+
+find_package(Protobuf 3.12 QUIET)
+tinker_require(Protobuf_FOUND "protobuf (library and headers)" "libprotobuf-dev")
+if(NOT Protobuf_PROTOC_EXECUTABLE)
+  tinker_require(FALSE "protoc" "protobuf-compiler")
+endif()
+
+if(TINKER_BUILD_TESTS)
+  find_package(GTest CONFIG QUIET)
+  tinker_require(GTest_FOUND "GoogleTest" "libgtest-dev libgmock-dev")
+  # The golden protobuf bytes are produced by Python's protobuf package from the same .proto.
+  find_program(TINKER_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  if(TINKER_PYTHON3)
+    execute_process(COMMAND "${TINKER_PYTHON3}" -c "import google.protobuf"
+                    RESULT_VARIABLE _tinker_pyproto_rc OUTPUT_QUIET ERROR_QUIET)
+  endif()
+  if(NOT TINKER_PYTHON3 OR NOT _tinker_pyproto_rc EQUAL 0)
+    tinker_require(FALSE "Python 3 with the protobuf module (/usr/bin/python3)" "python3-protobuf")
+  endif()
+endif()
+
+if(TINKER_BUILD_BENCHMARKS)
+  find_package(benchmark CONFIG QUIET)
+  tinker_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")
+endif()

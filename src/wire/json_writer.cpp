@@ -1,0 +1,273 @@
+#include "wire/json_writer.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <type_traits>
+
+namespace tinker::wire {
+namespace {
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+// Characters that need escaping inside a JSON string: '"', '\\' and controls below 0x20.
+bool needs_escape(unsigned char c) {
+  return c < 0x20 || c == '"' || c == '\\';
+}
+
+void append_escaped(std::string& out, std::string_view text) {
+  std::size_t run_start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!needs_escape(c)) continue;
+    out.append(text.data() + run_start, i - run_start);
+    run_start = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        out += "\\u00";
+        out.push_back(hex_digits[c >> 4]);
+        out.push_back(hex_digits[c & 0xF]);
+    }
+  }
+  out.append(text.data() + run_start, text.size() - run_start);
+}
+
+// Negative zero: to_chars writes "-0", which a reader takes for the integer 0 and loses the sign.
+template <class T>
+char* write_number(char* first, char* last, T value) {
+  char* end = std::to_chars(first, last, value).ptr;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (value == 0 && std::signbit(value) && last - end >= 2) {
+      *end++ = '.';
+      *end++ = '0';
+    }
+  }
+  return end;
+}
+
+template <class T>
+void append_number(std::string& out, T value) {
+  std::array<char, 32> buf;
+  out.append(buf.data(), write_number(buf.data(), buf.data() + buf.size(), value));
+}
+
+// Appends numbers straight into the string's storage: grow once per block, not per element.
+template <class T>
+void append_number_block(std::string& out, std::span<const T> values, std::size_t max_chars) {
+  std::size_t used = out.size();
+  out.resize(used + values.size() * (max_chars + 1));
+  char* cursor = out.data() + used;
+  bool first = true;
+  for (const T value : values) {
+    if (!first) *cursor++ = ',';
+    first = false;
+    cursor = write_number(cursor, cursor + max_chars, value);
+  }
+  out.resize(static_cast<std::size_t>(cursor - out.data()));
+}
+
+}  // namespace
+
+void JsonWriter::begin_object() {
+  value_prefix();
+  out_.push_back('{');
+  needs_comma_ = false;
+}
+
+void JsonWriter::end_object() {
+  out_.push_back('}');
+  needs_comma_ = true;
+}
+
+void JsonWriter::begin_array() {
+  value_prefix();
+  out_.push_back('[');
+  needs_comma_ = false;
+}
+
+void JsonWriter::end_array() {
+  out_.push_back(']');
+  needs_comma_ = true;
+}
+
+void JsonWriter::key(std::string_view name) {
+  if (needs_comma_) out_.push_back(',');
+  out_.push_back('"');
+  append_escaped(out_, name);
+  out_ += "\":";
+  needs_comma_ = false;
+}
+
+bool JsonWriter::string(std::string_view value) {
+  if (!is_valid_utf8(value)) return false;
+  value_prefix();
+  out_.push_back('"');
+  append_escaped(out_, value);
+  out_.push_back('"');
+  return true;
+}
+
+void JsonWriter::integer(std::int64_t value) {
+  value_prefix();
+  append_number(out_, value);
+}
+
+void JsonWriter::unsigned_integer(std::uint64_t value) {
+  value_prefix();
+  append_number(out_, value);
+}
+
+bool JsonWriter::number(double value) {
+  if (!std::isfinite(value)) return false;
+  value_prefix();
+  append_number(out_, value);
+  return true;
+}
+
+bool JsonWriter::number(float value) {
+  if (!std::isfinite(value)) return false;
+  value_prefix();
+  append_number(out_, value);
+  return true;
+}
+
+void JsonWriter::boolean(bool value) {
+  value_prefix();
+  out_ += value ? "true" : "false";
+}
+
+void JsonWriter::null() {
+  value_prefix();
+  out_ += "null";
+}
+
+void JsonWriter::raw(std::string_view json_text) {
+  value_prefix();
+  out_ += json_text;
+}
+
+std::ptrdiff_t JsonWriter::float_array(std::span<const float> values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) return static_cast<std::ptrdiff_t>(i);
+  }
+  begin_array();
+  // Shortest float32 text is at most 15 characters ("-1.2345678e-38").
+  append_number_block(out_, values, 16);
+  end_array();
+  return -1;
+}
+
+void JsonWriter::int_array(std::span<const std::int64_t> values) {
+  begin_array();
+  append_number_block(out_, values, 20);
+  end_array();
+}
+
+void JsonWriter::int_array(std::span<const std::int32_t> values) {
+  begin_array();
+  append_number_block(out_, values, 11);
+  end_array();
+}
+
+bool is_valid_utf8(std::string_view text) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int extra = 0;
+    std::uint32_t code = 0;
+    if ((c & 0xE0) == 0xC0) {
+      extra = 1, code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2, code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3, code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p <= extra) return false;
+    for (int i = 1; i <= extra; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      code = (code << 6) | (p[i] & 0x3F);
+    }
+    static constexpr std::uint32_t min_code[] = {0, 0x80, 0x800, 0x10000};
+    if (code < min_code[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    p += extra + 1;
+  }
+  return true;
+}
+
+namespace {
+constexpr char base64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+}  // namespace
+
+std::string base64_encode(std::span<const std::uint8_t> bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const std::uint32_t n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out.push_back(base64_alphabet[(n >> 18) & 63]);
+    out.push_back(base64_alphabet[(n >> 12) & 63]);
+    out.push_back(base64_alphabet[(n >> 6) & 63]);
+    out.push_back(base64_alphabet[n & 63]);
+  }
+  const std::size_t rest = bytes.size() - i;
+  if (rest == 0) return out;
+  std::uint32_t n = bytes[i] << 16;
+  if (rest == 2) n |= bytes[i + 1] << 8;
+  out.push_back(base64_alphabet[(n >> 18) & 63]);
+  out.push_back(base64_alphabet[(n >> 12) & 63]);
+  out.push_back(rest == 2 ? base64_alphabet[(n >> 6) & 63] : '=');
+  out.push_back('=');
+  return out;
+}
+
+bool base64_decode(std::string_view text, std::string& out) {
+  out.clear();
+  if (text.size() % 4 != 0) return false;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    int v[4];
+    int padding = 0;
+    for (int j = 0; j < 4; ++j) {
+      const char c = text[i + j];
+      if (c == '=' && last && j >= 2) {
+        v[j] = 0;
+        ++padding;
+        continue;
+      }
+      if (padding > 0) return false;  // data after padding
+      v[j] = base64_value(c);
+      if (v[j] < 0) return false;
+    }
+    const std::uint32_t n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+    out.push_back(static_cast<char>((n >> 16) & 0xFF));
+    if (padding < 2) out.push_back(static_cast<char>((n >> 8) & 0xFF));
+    if (padding < 1) out.push_back(static_cast<char>(n & 0xFF));
+  }
+  return true;
+}
+
+}  // namespace tinker::wire
