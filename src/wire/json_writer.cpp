@@ -1,5 +1,8 @@
 #include "wire/json_writer.hpp"
 
+#include "wire/float_format.hpp"
+
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -42,6 +45,9 @@ void append_escaped(std::string& out, std::string_view text) {
 // Negative zero: to_chars writes "-0", which a reader takes for the integer 0 and loses the sign.
 template <class T>
 char* write_number(char* first, char* last, T value) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (last - first >= max_float_chars) return format_shortest(first, value);
+  }
   char* end = std::to_chars(first, last, value).ptr;
   if constexpr (std::is_floating_point_v<T>) {
     if (value == 0 && std::signbit(value) && last - end >= 2) {
@@ -58,19 +64,21 @@ void append_number(std::string& out, T value) {
   out.append(buf.data(), write_number(buf.data(), buf.data() + buf.size(), value));
 }
 
-// Appends numbers straight into the string's storage: grow once per block, not per element.
+// Formats numbers into a stack buffer and appends it in blocks: one memcpy per block instead of
+// growing (and zero-filling) the string for the worst case of every element.
 template <class T>
 void append_number_block(std::string& out, std::span<const T> values, std::size_t max_chars) {
-  std::size_t used = out.size();
-  out.resize(used + values.size() * (max_chars + 1));
-  char* cursor = out.data() + used;
-  bool first = true;
-  for (const T value : values) {
-    if (!first) *cursor++ = ',';
-    first = false;
-    cursor = write_number(cursor, cursor + max_chars, value);
+  constexpr std::size_t block = 512;
+  char buffer[block * (max_float_chars + 1)];
+  for (std::size_t start = 0; start < values.size(); start += block) {
+    const std::size_t end = std::min(values.size(), start + block);
+    char* cursor = buffer;
+    for (std::size_t i = start; i < end; ++i) {
+      if (i != 0) *cursor++ = ',';
+      cursor = write_number(cursor, cursor + max_chars, values[i]);
+    }
+    out.append(buffer, cursor);
   }
-  out.resize(static_cast<std::size_t>(cursor - out.data()));
 }
 
 }  // namespace
@@ -158,8 +166,7 @@ std::ptrdiff_t JsonWriter::float_array(std::span<const float> values) {
     if (!std::isfinite(values[i])) return static_cast<std::ptrdiff_t>(i);
   }
   begin_array();
-  // Shortest float32 text is at most 15 characters ("-1.2345678e-38").
-  append_number_block(out_, values, 16);
+  append_number_block(out_, values, max_float_chars);
   end_array();
   return -1;
 }

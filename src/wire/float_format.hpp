@@ -1,0 +1,14 @@
+// Shortest round-trip text of a float32 (Ryu), used for every float tensor written as JSON.
+#pragma once
+
+namespace tinker::wire {
+
+/// Room format_shortest needs at `out`: the text is at most 17 characters, but it copies digits
+/// in fixed 16-byte blocks and may scribble up to this many bytes.
+inline constexpr int max_float_chars = 32;
+
+/// Writes the shortest decimal text that reads back as exactly `value` (which must be finite),
+/// in JSON number syntax; returns the end. Negative zero is written as "-0.0".
+char* format_shortest(char* out, float value);
+
+}  // namespace tinker::wire
