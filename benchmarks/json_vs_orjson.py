@@ -44,7 +44,8 @@ def time_cpp(binary, repetitions):
         [binary, "--benchmark_filter=BM_Json_EncodeFloat32Tensor", "--benchmark_format=json",
          f"--benchmark_repetitions={repetitions}", "--benchmark_report_aggregates_only=false"],
         check=True, capture_output=True, text=True).stdout
-    runs = [b["ns_per_number"] for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
+    # Google Benchmark reports an inverted rate counter in seconds per item.
+    runs = [b["ns_per_number"] * 1e9 for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
     return statistics.median(runs), min(runs)
 
 

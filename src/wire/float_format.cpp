@@ -88,7 +88,7 @@ struct Decimal {
 
 // Ryu step by step: the interval of decimals that round back to the float, scaled to integers
 // (vm, vr, vp), then digits removed while the interval still allows it.
-Decimal shortest_decimal(std::uint32_t ieee_mantissa, std::uint32_t ieee_exponent) {
+[[gnu::always_inline]] inline Decimal shortest_decimal(std::uint32_t ieee_mantissa, std::uint32_t ieee_exponent) {
   const int e2 = (ieee_exponent == 0 ? 1 : static_cast<int>(ieee_exponent)) - exponent_bias - mantissa_bits - 2;
   const std::uint32_t m2 = ieee_exponent == 0 ? ieee_mantissa : (1u << mantissa_bits) | ieee_mantissa;
   const bool accept_bounds = (m2 & 1) == 0;
@@ -212,7 +212,8 @@ void write_digits(char* end, std::uint32_t v, int length) {
 
 }  // namespace
 
-char* format_shortest(char* out, float value) {
+namespace {
+[[gnu::always_inline]] inline char* format_one(char* out, float value) {
   const auto bits = std::bit_cast<std::uint32_t>(value);
   const bool negative = (bits >> 31) != 0;
   const std::uint32_t ieee_exponent = (bits >> mantissa_bits) & 0xFF;
@@ -260,6 +261,20 @@ char* format_shortest(char* out, float value) {
   if (e >= 10) *cursor++ = static_cast<char>('0' + e / 10);
   *cursor++ = static_cast<char>('0' + e % 10);
   return cursor;
+}
+}  // namespace
+
+char* format_shortest(char* out, float value) {
+  return format_one(out, value);
+}
+
+char* format_shortest_list(char* out, std::span<const float> values) {
+  // One loop in this translation unit, so the whole per-value path is inlined.
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) *out++ = ',';
+    out = format_one(out, values[i]);
+  }
+  return out;
 }
 
 }  // namespace tinker::wire

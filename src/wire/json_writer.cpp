@@ -71,11 +71,16 @@ void append_number_block(std::string& out, std::span<const T> values, std::size_
   constexpr std::size_t block = 512;
   char buffer[block * (max_float_chars + 1)];
   for (std::size_t start = 0; start < values.size(); start += block) {
-    const std::size_t end = std::min(values.size(), start + block);
+    const auto chunk = values.subspan(start, std::min(block, values.size() - start));
     char* cursor = buffer;
-    for (std::size_t i = start; i < end; ++i) {
-      if (i != 0) *cursor++ = ',';
-      cursor = write_number(cursor, cursor + max_chars, values[i]);
+    if (start != 0) *cursor++ = ',';
+    if constexpr (std::is_same_v<T, float>) {
+      cursor = format_shortest_list(cursor, chunk);
+    } else {
+      for (std::size_t i = 0; i < chunk.size(); ++i) {
+        if (i != 0) *cursor++ = ',';
+        cursor = write_number(cursor, cursor + max_chars, chunk[i]);
+      }
     }
     out.append(buffer, cursor);
   }
