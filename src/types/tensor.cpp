@@ -36,9 +36,10 @@ std::string csr_problem(const TensorData& t) {
   const auto& col = *t.sparse_col_indices;
   const auto nnz = static_cast<std::int64_t>(t.stored_size());
   if (rows < 0 || cols < 0) return "shape " + shape_text(*t.shape) + " has a negative dimension";
-  if (static_cast<std::int64_t>(crow.size()) != rows + 1) {
-    return "sparse_crow_indices has " + std::to_string(crow.size()) +
-           " entries, expected rows + 1 = " + std::to_string(rows + 1);
+  // Compared as crow.size() - 1 == rows: rows + 1 could overflow for a hostile shape.
+  if (crow.empty() || static_cast<std::int64_t>(crow.size() - 1) != rows) {
+    return "sparse_crow_indices has " + std::to_string(crow.size()) + " entries, expected rows + 1 for " +
+           std::to_string(rows) + " rows";
   }
   if (static_cast<std::int64_t>(col.size()) != nnz) {
     return "sparse_col_indices has " + std::to_string(col.size()) + " entries but data has " + std::to_string(nnz) +

@@ -87,6 +87,13 @@ TEST(JsonMalformed, TensorErrors) {
       "document: sparse_col_indices[0] = 5 is outside [0, 2)");
 }
 
+TEST(JsonMalformed, HostileSparseShapeDoesNotOverflow) {
+  EXPECT_EQ(decode_error_message<TensorData>(
+                R"({"data":[],"dtype":"float32","shape":[9223372036854775807,1],"sparse_crow_indices":[0],)"
+                R"("sparse_col_indices":[]})"),
+            "document: sparse_crow_indices has 1 entries, expected rows + 1 for 9223372036854775807 rows");
+}
+
 TEST(JsonMalformed, HugeNumbers) {
   EXPECT_EQ(decode_error_message<Cursor>(R"({"offset":99999999999999999999999,"limit":1,"total_count":1})"),
             "offset: integer out of range for int64");
