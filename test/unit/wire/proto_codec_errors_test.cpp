@@ -41,7 +41,9 @@ pb::ForwardBackwardRequest valid_request() {
   return msg;
 }
 
-pb::Tensor& weights_of(pb::ForwardBackwardRequest& msg) { return (*msg.mutable_data(0)->mutable_loss_fn_inputs())["weights"]; }
+pb::Tensor& weights_of(pb::ForwardBackwardRequest& msg) {
+  return (*msg.mutable_data(0)->mutable_loss_fn_inputs())["weights"];
+}
 
 void expect_request_error(const pb::ForwardBackwardRequest& msg, std::string_view path) {
   expect_decode_error<ForwardBackwardRequest>(msg.SerializeAsString(), path);
@@ -140,7 +142,8 @@ TEST(ProtoRequestErrors, ImageAssetPointerCannotBeEncoded) {
   d.model_input.chunks.push_back(EncodedTextChunk(std::vector<TokenId>{2}));
   d.model_input.chunks.push_back(ImageAssetPointerChunk("s3://bucket/cat.png", ImageFormat::png, 16));
   const ForwardBackwardRequest request("m", 1, ForwardBackwardInput({Datum(), d}, "cross_entropy"));
-  expect_error(errc::invalid_argument, "data[1].model_input.chunks[2]: image_asset_pointer", [&] { (void)to_protobuf(request); });
+  expect_error(errc::invalid_argument, "data[1].model_input.chunks[2]: image_asset_pointer",
+               [&] { (void)to_protobuf(request); });
 }
 
 TEST(ProtoRequestErrors, ValuesOutsideTheWireTypes) {
@@ -155,14 +158,17 @@ TEST(ProtoRequestErrors, ValuesOutsideTheWireTypes) {
   const auto expect_encode_error = [](const ForwardBackwardRequest& request, std::string_view text) {
     expect_error(errc::invalid_argument, text, [&] { (void)to_protobuf(request); });
   };
-  expect_encode_error(request_with([](auto& r) { r.seq_id = std::int64_t{1} << 31; }), "seq_id: 2147483648 does not fit");
+  expect_encode_error(request_with([](auto& r) { r.seq_id = std::int64_t{1} << 31; }),
+                      "seq_id: 2147483648 does not fit");
   expect_encode_error(request_with([](auto& r) {
-                        std::get<ImageChunk>(r.forward_backward_input.data[0].model_input.chunks[0]).expected_tokens = -(std::int64_t{1} << 40);
+                        std::get<ImageChunk>(r.forward_backward_input.data[0].model_input.chunks[0]).expected_tokens =
+                            -(std::int64_t{1} << 40);
                       }),
                       "data[0].model_input.chunks[0].expected_tokens");
   expect_encode_error(request_with([](auto& r) { r.model_id = "bad\xFFutf8"; }), "model_id: not valid UTF-8");
   expect_encode_error(request_with([](auto& r) {
-                        r.forward_backward_input.data[0].loss_fn_inputs.at("weights").shape = std::vector<std::int64_t>{2};
+                        r.forward_backward_input.data[0].loss_fn_inputs.at("weights").shape =
+                            std::vector<std::int64_t>{2};
                       }),
                       "data[0].loss_fn_inputs.weights: shape [2] has 2 elements but data has 1 values");
   expect_encode_error(request_with([](auto& r) {
@@ -264,8 +270,9 @@ TEST(ProtoOutputErrors, EncodeRejectsMalformedTensors) {
   outputs[1].emplace("logprobs", TensorData(std::vector<float>{1, 2}, std::vector<std::int64_t>{3}));
   expect_error(errc::invalid_argument, "loss_fn_outputs[1].logprobs: shape [3] has 3 elements",
                [&] { (void)to_protobuf(ForwardBackwardOutput("ArrayRecord", outputs, {})); });
-  expect_error(errc::invalid_argument, "metrics.\xFF: not valid UTF-8",
-               [&] { (void)to_protobuf(ForwardBackwardOutput("ArrayRecord", {}, {{"\xFF", 1.0}})); });
+  expect_error(errc::invalid_argument, "metrics.\xFF: not valid UTF-8", [&] {
+    (void)to_protobuf(ForwardBackwardOutput("ArrayRecord", {}, {{"\xFF", 1.0}}));
+  });
 }
 
 // ---- SampleResponse --------------------------------------------------------------------------
@@ -340,7 +347,9 @@ void decode_survives(std::string_view bytes) {
 }
 
 TEST(ProtoMalformed, GarbageIsADecodeError) {
-  for (const std::string& garbage : {std::string("\xFF\xFF\xFF\xFF"), std::string("\x0A\x05" "ab"),
+  for (const std::string& garbage : {std::string("\xFF\xFF\xFF\xFF"),
+                                     std::string("\x0A\x05"
+                                                 "ab"),
                                      std::string("\x1A\xFF\xFF\xFF\xFF\x0F"), std::string("\x07")}) {
     expect_decode_error<ForwardBackwardRequest>(garbage, "ForwardBackwardRequest: malformed protobuf message");
     expect_decode_error<ForwardBackwardOutput>(garbage, "ForwardBackwardOutput: malformed protobuf message");
