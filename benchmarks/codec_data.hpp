@@ -4,6 +4,8 @@
 
 #include <tinker/types.hpp>
 
+#include <benchmark/benchmark.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -25,6 +27,17 @@ inline constexpr int fwdbwd_datums = 1024;
 inline constexpr int fwdbwd_tokens = 512;
 inline constexpr int sample_sequences = 64;
 inline constexpr int sample_tokens = 1024;
+inline constexpr double fwdbwd_numbers = double(fwdbwd_datums) * fwdbwd_tokens * 3;     // tokens, targets, weights
+inline constexpr double sample_numbers = double(sample_sequences) * sample_tokens * 2;  // tokens, logprobs
+
+/// Reports bytes/s of wire text and ns per number carried (what the goals are stated in).
+inline void report(benchmark::State& state, std::size_t bytes, double numbers) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+  state.counters["ns_per_number"] =
+      benchmark::Counter(numbers * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
+  state.counters["numbers"] = numbers;
+}
 
 /// 1024 datums x 512 tokens with target_tokens (int64) and weights (float32): a cookbook SFT batch.
 inline ForwardBackwardRequest make_forward_backward_request() {

@@ -9,17 +9,9 @@
 namespace {
 
 using namespace tinker;
-
-constexpr double fwdbwd_numbers = double(bench::fwdbwd_datums) * bench::fwdbwd_tokens * 3;  // tokens, targets, weights
-constexpr double sample_numbers = double(bench::sample_sequences) * bench::sample_tokens * 2;  // tokens, logprobs
-
-void report(benchmark::State& state, std::size_t bytes, double numbers) {
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
-  state.counters["ns_per_number"] =
-      benchmark::Counter(numbers * static_cast<double>(state.iterations()),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
-  state.counters["numbers"] = numbers;
-}
+using bench::fwdbwd_numbers;
+using bench::report;
+using bench::sample_numbers;
 
 void BM_Json_EncodeForwardBackward(benchmark::State& state) {
   const ForwardBackwardRequest request = bench::make_forward_backward_request();

@@ -14,18 +14,11 @@
 namespace {
 
 using namespace tinker;
+using bench::fwdbwd_numbers;
+using bench::report;
+using bench::sample_numbers;
 
-constexpr double fwdbwd_numbers = double(bench::fwdbwd_datums) * bench::fwdbwd_tokens * 3;  // tokens, targets, weights
 constexpr double output_numbers = double(bench::fwdbwd_datums) * bench::fwdbwd_tokens * 2;  // logprobs, loss
-constexpr double sample_numbers = double(bench::sample_sequences) * bench::sample_tokens * 2;  // tokens, logprobs
-
-void report(benchmark::State& state, std::size_t bytes, double numbers) {
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
-  state.counters["ns_per_number"] =
-      benchmark::Counter(numbers * static_cast<double>(state.iterations()),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
-  state.counters["numbers"] = numbers;
-}
 
 /// What a cross_entropy forward_backward returns for the benchmark request: per-token logprobs
 /// and elementwise loss for every datum (one ArrayRecord on the wire).

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -176,17 +177,14 @@ struct Decimal {
   return {output, e10 + removed};
 }
 
+constexpr std::array<std::uint32_t, 10> powers_of_10{1,      10,      100,      1000,      10000,
+                                                     100000, 1000000, 10000000, 100000000, 1000000000};
+
+// Number of decimal digits of v (at most 9 here), without branches: digit counts vary from value
+// to value, and mispredicted branches cost more than the arithmetic.
 int decimal_length(std::uint32_t v) {
-  // The shortest form of a float has at most 9 digits.
-  return v >= 100000000  ? 9
-         : v >= 10000000 ? 8
-         : v >= 1000000  ? 7
-         : v >= 100000   ? 6
-         : v >= 10000    ? 5
-         : v >= 1000     ? 4
-         : v >= 100      ? 3
-         : v >= 10       ? 2
-                         : 1;
+  const int approx = (std::bit_width(v | 1) * 1233) >> 12;  // floor(log10(2^bits)), off by at most one
+  return approx + 1 - static_cast<int>(v < powers_of_10[static_cast<std::size_t>(approx)]);
 }
 
 constexpr std::array<char, 200> make_digit_pairs() {
@@ -199,15 +197,27 @@ constexpr std::array<char, 200> make_digit_pairs() {
 }
 constexpr auto digit_pairs = make_digit_pairs();
 
-// Writes the `length` digits of `v` ending just before `end`, two at a time.
-void write_digits(char* end, std::uint32_t v, int length) {
-  while (length >= 2) {
-    end -= 2;
-    std::memcpy(end, &digit_pairs[2 * (v % 100)], 2);
-    v /= 100;
-    length -= 2;
-  }
-  if (length == 1) *--end = static_cast<char>('0' + v);
+// The eight decimal digits of x < 10^8 as ASCII in a little-endian word, computed in parallel
+// lanes (SWAR): split into 4-digit halves, each half into 2-digit lanes, each of those into
+// digits. Every multiplier is a rounded-up reciprocal that is exact for the lane's range, and
+// every product stays inside its lane.
+std::uint64_t eight_digits(std::uint32_t x) {
+  const std::uint64_t high4 = (static_cast<std::uint64_t>(x) * 109951163u) >> 40;  // x / 10^4
+  const std::uint64_t halves = high4 | ((x - high4 * 10000) << 32);                // 32-bit lanes < 10^4
+  const std::uint64_t high2 = ((halves * 10486) >> 20) & 0x0000007F0000007Full;    // lane / 100
+  const std::uint64_t pairs = high2 | ((halves - high2 * 100) << 16);              // 16-bit lanes < 100
+  const std::uint64_t tens = ((pairs * 103) >> 10) & 0x000F000F000F000Full;        // lane / 10
+  const std::uint64_t digits = tens | ((pairs - tens * 10) << 8);                  // 8-bit lanes < 10
+  return digits + 0x3030303030303030ull;
+}
+
+// Writes v as exactly ten digits with leading zeros (callers take the last `length`): no
+// loops, no data-dependent branches.
+void write_ten_digits(char* out, std::uint32_t v) {
+  const std::uint32_t high = v / 100000000;  // < 43
+  std::memcpy(out, &digit_pairs[2 * high], 2);
+  const std::uint64_t low = eight_digits(v - high * 100000000);
+  std::memcpy(out + 2, &low, 8);
 }
 
 }  // namespace
@@ -230,8 +240,9 @@ namespace {
   // Digits go to a local buffer first; every copy below has a fixed size, so it compiles to a
   // couple of vector moves instead of a library call (output may be overwritten past its end,
   // which the max_float_chars budget allows for).
-  char digits[32];
-  write_digits(digits + length, d.mantissa, length);
+  char buffer[32];  // the fixed-size copies below may carry unused bytes past the digits along
+  write_ten_digits(buffer, d.mantissa);
+  const char* digits = buffer + 10 - length;
   if (d.exponent >= 0 && sci_exponent < 16) {  // integer: digits then zeros
     std::memcpy(out, digits, 16);
     std::memset(out + length, '0', 16);
@@ -269,8 +280,10 @@ char* format_shortest(char* out, float value) {
 }
 
 char* format_shortest_list(char* out, std::span<const float> values) {
-  // One loop in this translation unit, so the whole per-value path is inlined.
+  // One loop in this translation unit, so the whole per-value path is inlined; the finiteness
+  // check rides along instead of taking a pass of its own.
   for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) return nullptr;
     if (i != 0) *out++ = ',';
     out = format_one(out, values[i]);
   }

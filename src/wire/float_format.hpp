@@ -14,7 +14,8 @@ inline constexpr int max_float_chars = 32;
 char* format_shortest(char* out, float value);
 
 /// Writes `v0,v1,...` (no brackets) with format_shortest; `out` needs
-/// values.size() * (max_float_chars + 1) bytes of room.
+/// values.size() * (max_float_chars + 1) bytes of room. Returns nullptr, having written an
+/// unspecified prefix, if a value is NaN or infinite.
 char* format_shortest_list(char* out, std::span<const float> values);
 
 }  // namespace tinker::wire

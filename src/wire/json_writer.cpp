@@ -66,16 +66,24 @@ void append_number(std::string& out, T value) {
 
 // Formats numbers into a stack buffer and appends it in blocks: one memcpy per block instead of
 // growing (and zero-filling) the string for the worst case of every element.
+// Formats numbers into a stack buffer and appends it in blocks: one memcpy per block instead of
+// growing (and zero-filling) the string for the worst case of every element. Returns false,
+// leaving `out` as it was, if a float is not finite.
 template <class T>
-void append_number_block(std::string& out, std::span<const T> values, std::size_t max_chars) {
+bool append_number_block(std::string& out, std::span<const T> values, std::size_t max_chars) {
   constexpr std::size_t block = 512;
   char buffer[block * (max_float_chars + 1)];
+  const std::size_t old_size = out.size();
   for (std::size_t start = 0; start < values.size(); start += block) {
     const auto chunk = values.subspan(start, std::min(block, values.size() - start));
     char* cursor = buffer;
     if (start != 0) *cursor++ = ',';
     if constexpr (std::is_same_v<T, float>) {
       cursor = format_shortest_list(cursor, chunk);
+      if (cursor == nullptr) {
+        out.resize(old_size);
+        return false;
+      }
     } else {
       for (std::size_t i = 0; i < chunk.size(); ++i) {
         if (i != 0) *cursor++ = ',';
@@ -84,6 +92,7 @@ void append_number_block(std::string& out, std::span<const T> values, std::size_
     }
     out.append(buffer, cursor);
   }
+  return true;
 }
 
 }  // namespace
@@ -167,24 +176,31 @@ void JsonWriter::raw(std::string_view json_text) {
 }
 
 std::ptrdiff_t JsonWriter::float_array(std::span<const float> values) {
+  const std::size_t old_size = out_.size();
+  const bool old_needs_comma = needs_comma_;
+  begin_array();
+  if (append_number_block(out_, values, max_float_chars)) {
+    end_array();
+    return -1;
+  }
+  // Rare path: undo the opening bracket and find the offending value for the error message.
+  out_.resize(old_size);
+  needs_comma_ = old_needs_comma;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) return static_cast<std::ptrdiff_t>(i);
   }
-  begin_array();
-  append_number_block(out_, values, max_float_chars);
-  end_array();
-  return -1;
+  return -1;  // unreachable: append_number_block only fails on a non-finite value
 }
 
 void JsonWriter::int_array(std::span<const std::int64_t> values) {
   begin_array();
-  append_number_block(out_, values, 20);
+  (void)append_number_block(out_, values, 20);
   end_array();
 }
 
 void JsonWriter::int_array(std::span<const std::int32_t> values) {
   begin_array();
-  append_number_block(out_, values, 11);
+  (void)append_number_block(out_, values, 11);
   end_array();
 }
 
