@@ -1,0 +1,73 @@
+#include "api/execute_with_retries.hpp"
+
+#include "http/headers.hpp"
+#include "http/retry_policy.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace tinker::api {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+constexpr std::chrono::seconds billing_retry_delay{5};
+constexpr std::chrono::seconds billing_incident_gap{300};
+constexpr std::chrono::seconds billing_warning_interval{60};
+
+asio::awaitable<CallOutcome> send_once(http::HttpClient& client, const http::Request& request, diagnostics& diag) {
+  http::Request copy = request;
+  auto [ec, response] = co_await client.async_send(std::move(copy), diag, asio::as_tuple(asio::use_awaitable));
+  co_return CallOutcome{ec, std::move(response)};
+}
+
+}  // namespace
+
+std::optional<milliseconds> BillingPause::on_payment_required(std::chrono::system_clock::time_point now,
+                                                              std::chrono::seconds max_pause) {
+  if (!incident_start_ || now - last_402_ > billing_incident_gap) {
+    incident_start_ = now;
+    last_warning_.reset();
+  }
+  last_402_ = now;
+  if (now - *incident_start_ >= max_pause) return std::nullopt;
+  return milliseconds(billing_retry_delay);
+}
+
+bool BillingPause::should_warn(std::chrono::system_clock::time_point now) {
+  if (last_warning_ && now - *last_warning_ < billing_warning_interval) return false;
+  last_warning_ = now;
+  return true;
+}
+
+asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request, diagnostics& diag,
+                                                  LayerTwoSettings settings) {
+  if (request.method != http::Method::get && request.idempotency_key.empty()) {
+    request.idempotency_key = http::new_idempotency_key();
+  }
+  http::Clock& clock = client.clock();
+  const RetryOptions& retry = client.options().retry;
+  const auto start = clock.now();
+  int failures = 0;
+  for (;;) {
+    CallOutcome outcome = co_await send_once(client, request, diag);
+    const boost::system::error_code ec = std::get<0>(outcome);
+    if (!ec) diag.clear();  // details of an earlier, retried failure no longer apply
+    if (!ec || ec == errc::cancelled) co_return outcome;
+
+    std::optional<milliseconds> delay;
+    if (ec == errc::payment_required && settings.billing != nullptr) {
+      delay = settings.billing->on_payment_required(clock.now(), settings.billing_max_pause);  // no attempt used
+    } else if (http::layer2_should_retry(ec)) {
+      const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.now() - start);
+      delay = http::layer2_delay(failures++, elapsed, retry);
+    }
+    if (!delay) co_return outcome;
+    const auto sleep_error = co_await http::sleep_for(clock, *delay);
+    if (sleep_error) co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
+  }
+}
+
+}  // namespace tinker::api

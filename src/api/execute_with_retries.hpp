@@ -1,0 +1,53 @@
+// Retry layer 2 (spec 5.2): the SDK wrapper around most submits. It re-sends a whole call (each
+// attempt has layer-1 retries inside) while failures are retryable and the 300 s budget lasts,
+// and pauses silently on HTTP 402 inside the billing window (spec 5.5).
+//
+// Deliberately stricter than the Python SDK: every attempt of the logical call, in both layers,
+// carries the same idempotency key, so a server can deduplicate a call that succeeded but whose
+// answer was lost.
+#pragma once
+
+#include "http/client.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <optional>
+#include <tuple>
+
+namespace tinker::api {
+
+/// Billing-pause state of one client holder (spec 5.5).
+class BillingPause {
+ public:
+  BillingPause() = default;
+
+  /// Called on every 402. Returns the pause (5 s) while inside the incident's window, or
+  /// nothing once the window is over (the 402 is then a normal error). An incident starts at
+  /// the first 402 and is over when the last one is more than 300 s old.
+  std::optional<std::chrono::milliseconds> on_payment_required(std::chrono::system_clock::time_point now,
+                                                               std::chrono::seconds max_pause);
+  /// True at most once a minute during an incident (for the warning log line).
+  bool should_warn(std::chrono::system_clock::time_point now);
+
+ private:
+  std::optional<std::chrono::system_clock::time_point> incident_start_;
+  std::chrono::system_clock::time_point last_402_{};
+  std::optional<std::chrono::system_clock::time_point> last_warning_;
+};
+
+class LayerTwoSettings {
+ public:
+  LayerTwoSettings() = default;
+  std::chrono::seconds billing_max_pause{3600};  ///< server flag billing_exception_max_pause_duration_sec
+  BillingPause* billing = nullptr;               ///< shared per holder; null = 402 is fatal
+};
+
+using CallOutcome = std::tuple<boost::system::error_code, http::Response>;
+
+/// Sends `request` through `client` with layer-2 retries. `diag` receives the details of the
+/// final failure. The request's idempotency key is fixed before the first attempt.
+boost::asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request,
+                                                         diagnostics& diag, LayerTwoSettings settings);
+
+}  // namespace tinker::api

@@ -1,0 +1,328 @@
+// HttpClient: pools per origin and purpose, request assembly and retry layer 1 (spec 5.1).
+#include "http/client.hpp"
+
+#include "http/connection.hpp"
+#include "http/error_mapping.hpp"
+#include "http/headers.hpp"
+#include "http/proxy.hpp"
+#include "http/retry_policy.hpp"
+#include "http/tls.hpp"
+
+#include <tinker/codec.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+
+#include <map>
+#include <tuple>
+
+namespace tinker::http {
+namespace {
+
+namespace asio = boost::asio;
+using Outcome = std::tuple<boost::system::error_code, Response>;
+
+// A parsed base or absolute URL: where to connect and the path prefix to put in front.
+class Target {
+ public:
+  Endpoint endpoint;
+  std::string origin_key;  ///< "https://host:443"
+  std::string path;        ///< origin-form target for the request line
+};
+
+Target parse_target(std::string_view url_text, std::string_view request_path) {
+  const boost::urls::url url = boost::urls::parse_uri(url_text).value();
+  const bool tls = url.scheme_id() == boost::urls::scheme::https;
+  std::uint16_t port = tls ? 443 : 80;
+  if (url.has_port()) port = url.port_number();
+  Target target;
+  target.endpoint = Endpoint(std::string(url.encoded_host_address()), port, tls);
+  target.origin_key = std::string(url.scheme()) + "://" + target.endpoint.host + ":" + std::to_string(port);
+  // Spec 1.1: the base URL gets a trailing '/', the request path loses its leading '/'.
+  std::string path = std::string(url.encoded_path());
+  if (path.empty() || path.back() != '/') path += '/';
+  if (!request_path.empty() && request_path.front() == '/') request_path.remove_prefix(1);
+  target.path = path + std::string(request_path);
+  if (url.has_query() && request_path.empty()) target.path += "?" + std::string(url.encoded_query());
+  return target;
+}
+
+bool is_absolute_url(std::string_view path) {
+  return path.starts_with("http://") || path.starts_with("https://");
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  const auto ms = d.count();
+  if (ms % 1000 == 0) return std::to_string(ms / 1000);
+  return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + std::to_string(ms % 100 / 10) +
+         std::to_string(ms % 10);
+}
+
+}  // namespace
+
+class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
+ public:
+  Impl(asio::any_io_executor executor, ClientOptions options, std::shared_ptr<Clock> clock, RandomUnit random)
+      : executor_(std::move(executor)),
+        options_(std::move(options)),
+        clock_(clock ? std::move(clock) : make_system_clock(executor_)),
+        random_(random ? std::move(random) : default_random_unit()),
+        standard_headers_(standard_headers(options_)),
+        proxy_(ProxySettings::from_environment()),
+        sweep_timer_(executor_) {
+    connect_settings_.connect_timeout = options_.timeouts.connect;
+    connect_settings_.verify_peer = options_.tls.verify_peer;
+    connect_settings_.proxy = &proxy_;
+  }
+
+  asio::awaitable<Outcome> send(Request request, diagnostics* diag);
+  static asio::awaitable<Outcome> send_guarded(std::shared_ptr<Impl> impl, Request request, diagnostics* diag);
+  void start_sweeper();
+  void shutdown();
+  PoolStats stats(PoolKind kind) const;
+
+  asio::any_io_executor executor_;
+  const ClientOptions& options() const noexcept { return options_; }
+  Clock& clock() const noexcept { return *clock_; }
+
+ private:
+  asio::awaitable<ExchangeResult> attempt(Target target, const WireRequest& wire, ExchangeLimits limits, PoolKind kind);
+  ConnectionPool& pool_for(const Target& target, PoolKind kind);
+  WireRequest wire_request(const Request& request, const Target& target, int attempt_index,
+                           std::chrono::milliseconds timeout) const;
+  const PoolLimits& limits_for(PoolKind kind) const;
+  void fail(diagnostics* diag, const boost::system::error_code& ec, const ExchangeResult& result) const;
+  static asio::awaitable<void> sweep_loop(std::shared_ptr<Impl> self);
+
+  ClientOptions options_;
+  std::shared_ptr<Clock> clock_;
+  RandomUnit random_;
+  std::vector<Header> standard_headers_;
+  ProxySettings proxy_;
+  ConnectSettings connect_settings_;
+  std::map<std::pair<std::string, PoolKind>, std::unique_ptr<ConnectionPool>> pools_;
+  asio::steady_timer sweep_timer_;
+  bool shut_down_ = false;
+};
+
+const PoolLimits& HttpClient::Impl::limits_for(PoolKind kind) const {
+  switch (kind) {
+    case PoolKind::session: return options_.pools.session;
+    case PoolKind::training: return options_.pools.training;
+    case PoolKind::sampling: return options_.pools.sampling;
+    case PoolKind::futures: return options_.pools.futures;
+    case PoolKind::storage: return options_.pools.storage;
+  }
+  return options_.pools.training;
+}
+
+ConnectionPool& HttpClient::Impl::pool_for(const Target& target, PoolKind kind) {
+  auto& pool = pools_[{target.origin_key, kind}];
+  if (!pool) pool = std::make_unique<ConnectionPool>(executor_, limits_for(kind));
+  if (target.endpoint.tls && !connect_settings_.tls_context)
+    connect_settings_.tls_context = make_tls_context(options_.tls);
+  return *pool;
+}
+
+WireRequest HttpClient::Impl::wire_request(const Request& request, const Target& target, int attempt_index,
+                                           std::chrono::milliseconds timeout) const {
+  WireRequest wire;
+  wire.method = request.method;
+  wire.target = target.path;
+  wire.headers.emplace_back("Host", target.endpoint.host_header());
+  wire.headers.insert(wire.headers.end(), standard_headers_.begin(), standard_headers_.end());
+  // Storage downloads (absolute URLs) are signed URLs: no credentials go there (spec 8.12.5).
+  if (!is_absolute_url(request.path) && !options_.api_key.empty()) {
+    wire.headers.emplace_back("X-API-Key", options_.api_key.reveal());
+  }
+  wire.headers.emplace_back("Accept", request.accept);
+  if (!request.content_type.empty()) wire.headers.emplace_back("Content-Type", request.content_type);
+  if (request.compress_zstd) wire.headers.emplace_back("Content-Encoding", "zstd");
+  if (request.method != Method::get) wire.headers.emplace_back("X-Idempotency-Key", request.idempotency_key);
+  wire.headers.emplace_back("x-stainless-retry-count", std::to_string(attempt_index));
+  wire.headers.emplace_back("x-stainless-read-timeout", seconds_text(timeout));
+  wire.headers.insert(wire.headers.end(), request.headers.begin(), request.headers.end());
+  wire.body = request.body;
+  return wire;
+}
+
+// One attempt: a pooled connection (a fresh one if a reused keep-alive connection turns out to
+// have been closed by the server), one exchange, and the connection back to the pool.
+asio::awaitable<ExchangeResult> HttpClient::Impl::attempt(Target target, const WireRequest& wire, ExchangeLimits limits,
+                                                          PoolKind kind) {
+  ConnectionPool& pool = pool_for(target, kind);
+  for (int tries = 0;; ++tries) {
+    Lease lease = co_await pool.acquire();
+    if (!lease.reused()) {
+      ConnectResult connected = co_await connect(executor_, target.endpoint, connect_settings_);
+      if (!connected.connection) {
+        pool.release(nullptr, false);
+        ExchangeResult result;
+        result.error = connected.error;
+        result.reason = std::move(connected.reason);
+        co_return result;
+      }
+      lease.connection = std::move(connected.connection);
+    }
+    const bool was_reused = lease.reused() && tries == 0;
+    ExchangeResult result = co_await exchange(*lease.connection, wire, limits);
+    const bool stale = was_reused && result.error && result.nothing_received && result.error != errc::cancelled &&
+                       result.error != errc::timeout;
+    pool.release(std::move(lease.connection), !result.error && result.reusable);
+    if (stale && tries == 0) continue;  // the keep-alive connection was dead: once more on a new one
+    co_return result;
+  }
+}
+
+void HttpClient::Impl::fail(diagnostics* diag, const boost::system::error_code& ec,
+                            const ExchangeResult& result) const {
+  if (diag == nullptr) return;
+  diag->clear();
+  if (result.response.status != 0) {
+    fill_diagnostics(result.response, *diag, options_.api_key.reveal(), clock_->now(), options_.retry.max_retry_after);
+  } else {
+    diag->message = redact(result.reason, options_.api_key.reveal());
+  }
+  (void)ec;
+}
+
+asio::awaitable<Outcome> HttpClient::Impl::send(Request request, diagnostics* diag) {
+  const Target target =
+      is_absolute_url(request.path) ? parse_target(request.path, "") : parse_target(options_.base_url, request.path);
+  if (request.method != Method::get && request.idempotency_key.empty()) request.idempotency_key = new_idempotency_key();
+  if (request.compress_zstd) request.body = zstd_compress(request.body);
+  ExchangeLimits limits;
+  limits.timeout = request.timeout.value_or(options_.timeouts.request);
+  limits.max_body = options_.limits.max_response_body;
+  limits.max_header = options_.limits.max_response_header;
+  const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
+
+  for (int attempt_index = 0;; ++attempt_index) {
+    const WireRequest wire = wire_request(request, target, attempt_index, limits.timeout);
+    ExchangeResult result = co_await attempt(target, wire, limits, request.pool);
+    boost::system::error_code ec = result.error;
+    if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {
+      ec = error_for_status(result.response.status);
+    }
+    if (!ec) co_return Outcome{ec, std::move(result.response)};
+
+    const bool transport_failure = result.response.status == 0;
+    const bool retryable = transport_failure
+                               ? (ec == errc::connection_failed || ec == errc::timeout)
+                               : should_retry_status(result.response.status, result.response.header("x-should-retry"));
+    if (!retryable || attempt_index >= max_retries || shut_down_) {
+      fail(diag, ec, result);
+      co_return Outcome{ec, std::move(result.response)};
+    }
+    const Response* response = transport_failure ? nullptr : &result.response;
+    const auto delay = layer1_retry_delay(response, attempt_index, clock_->now(), random_(), options_.retry);
+    const auto sleep_error = co_await sleep_for(*clock_, delay);
+    if (sleep_error) {
+      fail(diag, make_error_code(errc::cancelled), result);
+      co_return Outcome{make_error_code(errc::cancelled), Response()};
+    }
+  }
+}
+
+asio::awaitable<void> HttpClient::Impl::sweep_loop(std::shared_ptr<Impl> self) {
+  while (!self->shut_down_) {
+    self->sweep_timer_.expires_after(std::chrono::seconds(5));
+    auto [ec] = co_await self->sweep_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (ec || self->shut_down_) co_return;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [key, pool] : self->pools_) pool->sweep_idle(now);
+  }
+}
+
+void HttpClient::Impl::start_sweeper() {
+  asio::co_spawn(executor_, sweep_loop(shared_from_this()), asio::detached);
+}
+
+void HttpClient::Impl::shutdown() {
+  shut_down_ = true;
+  sweep_timer_.cancel();
+  for (auto& [key, pool] : pools_) pool->shutdown();
+}
+
+PoolStats HttpClient::Impl::stats(PoolKind kind) const {
+  PoolStats stats;
+  for (const auto& [key, pool] : pools_) {
+    if (key.second != kind) continue;
+    stats.open += pool->open();
+    stats.idle += pool->idle();
+    stats.created += pool->created();
+    stats.waiting += pool->waiting();
+  }
+  return stats;
+}
+
+// The coroutine behind async_send: exceptions (pool cancellation, bad URLs) become error codes.
+asio::awaitable<Outcome> HttpClient::Impl::send_guarded(std::shared_ptr<Impl> impl, Request request,
+                                                        diagnostics* diag) {
+  try {
+    co_return co_await impl->send(std::move(request), diag);
+  } catch (const error& e) {
+    if (diag != nullptr) *diag = e.diag();
+    co_return Outcome{e.code(), Response()};
+  } catch (const std::exception& e) {
+    if (diag != nullptr) {
+      diag->clear();
+      diag->message = e.what();
+    }
+    co_return Outcome{make_error_code(errc::invalid_argument), Response()};
+  }
+}
+
+HttpClient::HttpClient(asio::any_io_executor executor, ClientOptions options, std::shared_ptr<Clock> clock,
+                       RandomUnit random)
+    : impl_(std::make_shared<Impl>(std::move(executor), std::move(options), std::move(clock), std::move(random))) {
+  impl_->start_sweeper();
+}
+
+HttpClient::~HttpClient() {
+  shutdown();
+}
+
+asio::any_io_executor HttpClient::get_executor() const noexcept {
+  return impl_->executor_;
+}
+
+void HttpClient::async_send(Request request, diagnostics* diag, Handler handler) {
+  auto slot = asio::get_associated_cancellation_slot(handler);
+  auto completion = [handler = std::move(handler)](std::exception_ptr failure, Outcome outcome) mutable {
+    if (failure) {
+      std::move(handler)(make_error_code(errc::cancelled), Response());
+      return;
+    }
+    auto& [ec, response] = outcome;
+    std::move(handler)(ec, std::move(response));
+  };
+  asio::co_spawn(impl_->executor_, Impl::send_guarded(impl_, std::move(request), diag),
+                 asio::bind_cancellation_slot(slot, std::move(completion)));
+}
+
+PoolStats HttpClient::stats(PoolKind kind) const {
+  return impl_->stats(kind);
+}
+
+const ClientOptions& HttpClient::options() const noexcept {
+  return impl_->options();
+}
+
+Clock& HttpClient::clock() const noexcept {
+  return impl_->clock();
+}
+
+void HttpClient::shutdown() {
+  impl_->shutdown();
+}
+
+}  // namespace tinker::http

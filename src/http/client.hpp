@@ -1,0 +1,74 @@
+// The SDK's HTTP client: keep-alive connection pools per origin and purpose, TLS, proxies,
+// timeouts and retry layer 1 (spec 5.1). Everything runs on one io_context thread; the client
+// must be used (and destroyed) on that thread.
+#pragma once
+
+#include "http/clock.hpp"
+#include "http/message.hpp"
+
+#include <tinker/config.hpp>
+#include <tinker/error.hpp>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+
+#include <cstddef>
+#include <memory>
+
+namespace tinker::http {
+
+/// Counters of one pool, for tests and diagnostics.
+class PoolStats {
+ public:
+  PoolStats() = default;
+  std::size_t open = 0;     ///< connections currently open (idle + in use)
+  std::size_t idle = 0;     ///< connections waiting in the pool
+  std::size_t created = 0;  ///< connections ever opened
+  std::size_t waiting = 0;  ///< requests queued for a connection
+};
+
+class HttpClient {
+ public:
+  using Signature = void(boost::system::error_code, Response);
+  using Handler = boost::asio::any_completion_handler<Signature>;
+
+  /// `options` supplies the base URL, credential, timeouts, retry and pool limits, TLS and size
+  /// limits. `clock` and `random` are injectable for tests (fake time, deterministic jitter).
+  HttpClient(boost::asio::any_io_executor executor, ClientOptions options, std::shared_ptr<Clock> clock = nullptr,
+             RandomUnit random = nullptr);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  boost::asio::any_io_executor get_executor() const noexcept;
+
+  /// Sends `request` with layer-1 retries. Completes with the final response when its status is
+  /// below 300 (or 3xx for requests that asked for it), else with the error class of the status
+  /// (errc_from_http_status) and the response; transport failures complete with
+  /// connection_failed / timeout / tls_error, cancellation with cancelled. `diag` (optional,
+  /// must outlive the operation) receives the HTTP status, request id, server message, category,
+  /// retry-after and a body excerpt. Cancellation: per-operation, via the handler's slot.
+  void async_send(Request request, diagnostics* diag, Handler handler);
+
+  template <class Token>
+  auto async_send(Request request, diagnostics& diag, Token&& token) {
+    return boost::asio::async_initiate<Token, Signature>(
+        [this](auto handler, Request r, diagnostics* d) { async_send(std::move(r), d, Handler(std::move(handler))); },
+        token, std::move(request), &diag);
+  }
+
+  PoolStats stats(PoolKind kind) const;
+  const ClientOptions& options() const noexcept;
+  Clock& clock() const noexcept;
+
+  /// Closes idle connections and fails queued requests with `cancelled`; requests in flight
+  /// finish normally. Called by the destructor.
+  void shutdown();
+
+ private:
+  class Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tinker::http

@@ -1,0 +1,214 @@
+// Beast part of the transport: connect (resolve, TCP, CONNECT tunnel, TLS handshake) and one
+// HTTP/1.1 exchange on a connection.
+#include "http/connection.hpp"
+
+#include "http/proxy.hpp"
+#include "http/tls.hpp"
+
+#include <tinker/error.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+namespace tinker::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+using TlsStream = asio::ssl::stream<beast::tcp_stream>;
+constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+
+class Connection final : public PooledConnection {
+ public:
+  explicit Connection(beast::tcp_stream&& plain) : plain_(std::move(plain)) {}
+  explicit Connection(std::unique_ptr<TlsStream> tls) : tls_(std::move(tls)) {}
+
+  void close() noexcept override {
+    beast::error_code ignored;
+    tcp().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    tcp().socket().close(ignored);
+  }
+
+  beast::tcp_stream& tcp() { return tls_ ? beast::get_lowest_layer(*tls_) : *plain_; }
+  TlsStream* tls() { return tls_.get(); }
+  beast::tcp_stream* plain() { return plain_ ? &*plain_ : nullptr; }
+
+  beast::flat_buffer buffer;
+
+ private:
+  std::optional<beast::tcp_stream> plain_;
+  std::unique_ptr<TlsStream> tls_;
+};
+
+boost::system::error_code transport_error(const boost::system::error_code& ec) {
+  if (ec == beast::error::timeout) return make_error_code(errc::timeout);
+  if (ec == asio::error::operation_aborted) return make_error_code(errc::cancelled);
+  return make_error_code(errc::connection_failed);
+}
+
+bhttp::verb to_verb(Method method) {
+  switch (method) {
+    case Method::get: return bhttp::verb::get;
+    case Method::post: return bhttp::verb::post;
+    case Method::put: return bhttp::verb::put;
+    case Method::delete_: return bhttp::verb::delete_;
+  }
+  return bhttp::verb::get;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+ConnectResult failed(boost::system::error_code error, std::string reason) {
+  ConnectResult result;
+  result.error = error;
+  result.reason = std::move(reason);
+  return result;
+}
+
+asio::awaitable<ConnectResult> tls_handshake(beast::tcp_stream stream, Endpoint endpoint,
+                                             const ConnectSettings& settings) {
+  auto tls = std::make_unique<TlsStream>(std::move(stream), *settings.tls_context);
+  prepare_tls_stream(*tls, endpoint.host, settings.verify_peer);
+  beast::get_lowest_layer(*tls).expires_after(settings.connect_timeout);
+  auto [ec] = co_await tls->async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
+  if (ec == beast::error::timeout || ec == asio::error::operation_aborted) {
+    co_return failed(transport_error(ec), "TLS handshake with " + endpoint.host_header() + " timed out");
+  }
+  if (ec) {
+    co_return failed(make_error_code(errc::tls_error),
+                     "TLS handshake with " + endpoint.host_header() + " failed: " + describe_tls_error(ec, *tls));
+  }
+  beast::get_lowest_layer(*tls).expires_never();
+  ConnectResult result;
+  result.connection = std::make_unique<Connection>(std::move(tls));
+  co_return result;
+}
+
+template <class Stream>
+asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connection, const WireRequest& request,
+                                            ExchangeLimits limits) {
+  ExchangeResult result;
+  bhttp::request<bhttp::string_body> message(to_verb(request.method), request.target, 11);
+  for (const Header& header : request.headers) message.insert(header.name, header.value);
+  message.body() = request.body;
+  message.prepare_payload();
+
+  beast::tcp_stream& tcp = connection.tcp();
+  tcp.expires_after(limits.timeout);
+  auto [write_error, written] = co_await bhttp::async_write(stream, message, as_tuple_awaitable);
+  (void)written;
+  if (write_error) {
+    result.error = transport_error(write_error);
+    result.reason = "sending the request failed: " + write_error.message();
+    result.nothing_received = true;
+    co_return result;
+  }
+
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.body_limit(limits.max_body);
+  parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header, UINT32_MAX)));
+  tcp.expires_after(limits.timeout);
+  auto [read_error, read] = co_await bhttp::async_read(stream, connection.buffer, parser, as_tuple_awaitable);
+  (void)read;
+  tcp.expires_never();
+  if (read_error) {
+    result.nothing_received = !parser.got_some();
+    if (read_error == bhttp::error::body_limit || read_error == bhttp::error::header_limit ||
+        read_error == bhttp::error::buffer_overflow) {
+      result.error = make_error_code(errc::response_too_large);
+      result.reason = "the response is larger than the limit (" + std::to_string(limits.max_body) + " bytes of body, " +
+                      std::to_string(limits.max_header) + " of headers)";
+    } else if (read_error == bhttp::error::partial_message || (!result.nothing_received && !parser.is_done())) {
+      result.error = make_error_code(errc::connection_failed);
+      result.reason = "the connection closed in the middle of the response (truncated)";
+    } else {
+      result.error = transport_error(read_error);
+      result.reason = "reading the response failed: " + read_error.message();
+    }
+    co_return result;
+  }
+  auto response = parser.release();
+  result.response.status = static_cast<int>(response.result_int());
+  for (const auto& field : response) {
+    result.response.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+  }
+  result.response.body = std::move(response.body());
+  result.reusable = response.keep_alive();
+  co_return result;
+}
+
+}  // namespace
+
+std::string Endpoint::host_header() const {
+  const bool default_port = (tls && port == 443) || (!tls && port == 80);
+  const bool ipv6 = host.find(':') != std::string::npos;
+  std::string out = ipv6 ? "[" + host + "]" : host;
+  if (!default_port) out += ":" + std::to_string(port);
+  return out;
+}
+
+asio::awaitable<ConnectResult> connect(asio::any_io_executor executor, Endpoint endpoint,
+                                       const ConnectSettings& settings) {
+  std::optional<ProxyEndpoint> proxy;
+  if (settings.proxy != nullptr)
+    proxy = settings.proxy->proxy_for(endpoint.tls ? "https" : "http", endpoint.host, endpoint.port);
+  std::string dial_host = endpoint.host;
+  std::uint16_t dial_port = endpoint.port;
+  if (proxy) {
+    dial_host = proxy->host;
+    dial_port = proxy->port;
+  }
+  const std::string dial_name = Endpoint(dial_host, dial_port, false).host_header();
+
+  tcp::resolver resolver(executor);
+  const std::string service = std::to_string(dial_port);
+  auto [resolve_error, addresses] = co_await resolver.async_resolve(dial_host, service, as_tuple_awaitable);
+  if (resolve_error) {
+    co_return failed(transport_error(resolve_error), "cannot resolve " + dial_host + ": " + resolve_error.message());
+  }
+  beast::tcp_stream stream(executor);
+  stream.expires_after(settings.connect_timeout);
+  auto [connect_error, connected] = co_await stream.async_connect(addresses, as_tuple_awaitable);
+  (void)connected;
+  if (connect_error) {
+    co_return failed(
+        transport_error(connect_error),
+        "connecting to " + dial_name + " failed: " +
+            (connect_error == beast::error::timeout ? std::string("connect timeout") : connect_error.message()));
+  }
+  stream.socket().set_option(tcp::no_delay(true));
+  if (proxy) {
+    std::string reason;
+    const auto tunnel_error =
+        co_await establish_tunnel(stream, *proxy, endpoint.host, endpoint.port, settings.connect_timeout, &reason);
+    if (tunnel_error) co_return failed(tunnel_error, reason);
+  }
+  if (endpoint.tls) co_return co_await tls_handshake(std::move(stream), std::move(endpoint), settings);
+  stream.expires_never();
+  ConnectResult result;
+  result.connection = std::make_unique<Connection>(std::move(stream));
+  co_return result;
+}
+
+asio::awaitable<ExchangeResult> exchange(PooledConnection& pooled, const WireRequest& request, ExchangeLimits limits) {
+  auto& connection = static_cast<Connection&>(pooled);
+  if (TlsStream* tls = connection.tls()) co_return co_await exchange_on(*tls, connection, request, limits);
+  co_return co_await exchange_on(*connection.plain(), connection, request, limits);
+}
+
+}  // namespace tinker::http

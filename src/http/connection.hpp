@@ -1,0 +1,99 @@
+// One HTTP/1.1 connection (plain or TLS, possibly through a CONNECT proxy) and one exchange on
+// it. The interface is Beast-free; connection.cpp is one of the few translation units that
+// instantiate Beast.
+#pragma once
+
+#include "http/message.hpp"
+#include "http/pool.hpp"
+
+#include <tinker/config.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace boost::asio::ssl {
+class context;
+}
+
+namespace tinker::http {
+
+class ProxySettings;
+
+/// Where a connection goes.
+class Endpoint {
+ public:
+  Endpoint() = default;
+  Endpoint(std::string host_, std::uint16_t port_, bool tls_) : host(std::move(host_)), port(port_), tls(tls_) {}
+  std::string host;
+  std::uint16_t port = 0;
+  bool tls = false;
+  /// "host" or "host:port" for the Host header (port omitted when it is the scheme default).
+  std::string host_header() const;
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+
+class ConnectSettings {
+ public:
+  ConnectSettings() = default;
+  std::chrono::milliseconds connect_timeout{5000};
+  std::shared_ptr<boost::asio::ssl::context> tls_context;  ///< required for TLS endpoints
+  bool verify_peer = true;
+  const ProxySettings* proxy = nullptr;  ///< may be null: no proxy
+};
+
+/// The result of connect(): a connection, or an error class plus a readable reason.
+class ConnectResult {
+ public:
+  ConnectResult() = default;
+  std::unique_ptr<PooledConnection> connection;
+  boost::system::error_code error;
+  std::string reason;
+};
+
+boost::asio::awaitable<ConnectResult> connect(boost::asio::any_io_executor executor, Endpoint endpoint,
+                                              const ConnectSettings& settings);
+
+/// What goes on the wire for one attempt.
+class WireRequest {
+ public:
+  WireRequest() = default;
+  Method method = Method::get;
+  std::string target;  ///< origin-form: "/prefix/api/v1/..."
+  std::vector<Header> headers;
+  std::string body;
+};
+
+class ExchangeLimits {
+ public:
+  ExchangeLimits() = default;
+  std::chrono::milliseconds timeout{60000};  ///< per write and per read
+  std::size_t max_body = 0;
+  std::size_t max_header = 0;
+};
+
+class ExchangeResult {
+ public:
+  ExchangeResult() = default;
+  boost::system::error_code error;  ///< empty on success
+  std::string reason;               ///< readable detail for errors
+  Response response;
+  /// The connection can carry another request (complete exchange, keep-alive).
+  bool reusable = false;
+  /// The exchange failed before a single byte of response arrived: on a reused keep-alive
+  /// connection this means the server had closed it, and a fresh connection may retry.
+  bool nothing_received = false;
+};
+
+/// Sends `request` and reads the response. Cancellation (the coroutine's slot) aborts the
+/// exchange; a connection that saw an error or a cancellation is never reusable.
+boost::asio::awaitable<ExchangeResult> exchange(PooledConnection& connection, const WireRequest& request,
+                                                ExchangeLimits limits);
+
+}  // namespace tinker::http

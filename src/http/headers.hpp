@@ -1,0 +1,28 @@
+// Request headers the SDK sends on every request (spec 3.1) and the idempotency key (spec 1.3).
+#pragma once
+
+#include "http/message.hpp"
+
+#include <tinker/config.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tinker::http {
+
+/// A random (version 4, RFC 9562) UUID in lowercase text: "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".
+std::string uuid4();
+
+/// "tinker-cpp-retry-<uuid4>": one per logical call, reused by its layer-1 retries (spec 1.3).
+std::string new_idempotency_key();
+
+/// The headers of spec 3.1 that do not change per request: User-Agent (tinker-cpp/<sdk
+/// version>), X-Stainless-Lang/-Package-Version (the protocol version the server compares)/
+/// -OS/-Arch/-Runtime/-Runtime-Version/-Async, CF-Access-Client-Id/-Secret when set, then
+/// `o.default_headers` (a default header replaces a standard one of the same name, compared
+/// case-insensitively, so that no header is sent twice). Not included: X-API-Key (added at send
+/// time, so credentials can change), Accept, Content-Type, the retry count, read timeout and
+/// idempotency key.
+std::vector<Header> standard_headers(const ClientOptions& o);
+
+}  // namespace tinker::http

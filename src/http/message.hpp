@@ -1,0 +1,74 @@
+// Transport-neutral HTTP request and response of the SDK (no Beast here: only src/http/*.cpp
+// sees Beast and OpenSSL).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tinker::http {
+
+enum class Method { get, post, put, delete_ };
+const char* to_string(Method method) noexcept;
+
+/// Which connection pool serves a request (one pool per origin and purpose, spec 7.1).
+enum class PoolKind { session, training, sampling, futures, storage };
+const char* to_string(PoolKind kind) noexcept;
+
+class Header {
+ public:
+  Header() = default;
+  Header(std::string name_, std::string value_) : name(std::move(name_)), value(std::move(value_)) {}
+  std::string name;
+  std::string value;
+  friend bool operator==(const Header&, const Header&) = default;
+};
+
+/// One logical call. Layer-1 retries (spec 5.1) resend it unchanged except for
+/// `x-stainless-retry-count`; the idempotency key stays the same for every attempt.
+class Request {
+ public:
+  Request() = default;
+  Request(Method method_, std::string path_, PoolKind pool_ = PoolKind::training)
+      : method(method_), path(std::move(path_)), pool(pool_) {}
+
+  Method method = Method::get;
+  /// Path and query relative to the base URL ("/api/v1/healthz"), or an absolute http(s) URL
+  /// for storage downloads (which are sent without credentials).
+  std::string path;
+  PoolKind pool = PoolKind::training;
+  std::string body;
+  std::string content_type;  ///< empty: no Content-Type header (GET)
+  std::string accept = "application/json";
+  std::vector<Header> headers;  ///< extra headers (poll headers, backpressure, ...)
+  /// Layer-1 retries for this call; empty = ClientOptions::retry.max_retries (spec 8.0 "L1").
+  std::optional<int> max_retries;
+  /// Read timeout of each attempt; empty = ClientOptions::timeouts.request.
+  std::optional<std::chrono::milliseconds> timeout;
+  bool compress_zstd = false;  ///< send the body as one zstd frame (Content-Encoding: zstd)
+  /// Redirects are never followed; a 3xx completes as success only when this is set (the
+  /// checkpoint-archive endpoint must see the raw 302, spec 8.12.5), else as an HTTP error.
+  bool accept_redirect = false;
+  /// Shared by every attempt of the logical call, layer 1 and layer 2; generated when empty
+  /// (non-GET requests only).
+  std::string idempotency_key;
+};
+
+class Response {
+ public:
+  Response() = default;
+
+  int status = 0;
+  std::vector<Header> headers;  ///< names lower-cased
+  std::string body;
+
+  /// The value of the first header `name` (case-insensitive), or empty.
+  std::string_view header(std::string_view name) const noexcept;
+  std::string_view content_type() const noexcept { return header("content-type"); }
+  bool is_json() const noexcept;      ///< media type ends with "json" (spec 1.2)
+  bool is_protobuf() const noexcept;  ///< media type contains application/x-protobuf
+};
+
+}  // namespace tinker::http

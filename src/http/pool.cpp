@@ -1,0 +1,108 @@
+#include "http/pool.hpp"
+
+#include <tinker/error.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace tinker::http {
+
+namespace asio = boost::asio;
+
+// A queued acquire. It sleeps on a timer that never expires by itself; release() wakes it by
+// cancelling the timer after granting it a connection or a slot, so a wake-up without a grant
+// means the caller was cancelled (or the pool shut down).
+struct ConnectionPool::Waiter {
+  explicit Waiter(const asio::any_io_executor& executor) : timer(executor, asio::steady_timer::time_point::max()) {}
+  asio::steady_timer timer;
+  bool granted = false;
+  std::unique_ptr<PooledConnection> connection;
+};
+
+ConnectionPool::ConnectionPool(asio::any_io_executor executor, PoolLimits limits)
+    : executor_(std::move(executor)), limits_(limits) {}
+
+ConnectionPool::~ConnectionPool() {
+  shutdown();
+}
+
+asio::awaitable<Lease> ConnectionPool::acquire() {
+  while (!shut_down_) {
+    if (!idle_.empty()) {
+      std::unique_ptr<PooledConnection> connection = std::move(idle_.back());
+      idle_.pop_back();
+      co_return Lease(std::move(connection));
+    }
+    if (open_ < limits_.max_connections && waiters_.empty()) {
+      ++open_;
+      ++created_;
+      co_return Lease();
+    }
+    Waiter waiter(executor_);
+    const auto position = waiters_.insert(waiters_.end(), &waiter);
+    auto [ec] = co_await waiter.timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;  // every wake-up is a timer cancellation; the grant says why
+    if (waiter.granted) {
+      if (waiter.connection == nullptr) ++created_;
+      co_return Lease(std::move(waiter.connection));
+    }
+    waiters_.erase(position);
+    break;
+  }
+  throw error(errc::cancelled, "cancelled while waiting for a connection");
+}
+
+bool ConnectionPool::hand_to_waiter(std::unique_ptr<PooledConnection>& connection) {
+  if (waiters_.empty()) return false;
+  Waiter* waiter = waiters_.front();
+  waiters_.pop_front();
+  waiter->granted = true;
+  waiter->connection = std::move(connection);
+  waiter->timer.cancel();
+  return true;
+}
+
+void ConnectionPool::release(std::unique_ptr<PooledConnection> connection, bool reusable) {
+  if (connection != nullptr && reusable && !shut_down_) {
+    connection->last_used = std::chrono::steady_clock::now();
+    if (hand_to_waiter(connection)) return;
+    idle_.push_back(std::move(connection));
+    if (idle_.size() > limits_.max_idle) {  // drop the least recently used
+      close_connection(std::move(idle_.front()));
+      idle_.erase(idle_.begin());
+    }
+    return;
+  }
+  if (connection != nullptr) connection->close();
+  // The slot is free: give it to the first waiter (who will open a new connection).
+  std::unique_ptr<PooledConnection> none;
+  if (!shut_down_ && hand_to_waiter(none)) return;
+  --open_;
+}
+
+void ConnectionPool::close_connection(std::unique_ptr<PooledConnection> connection) {
+  connection->close();
+  --open_;
+}
+
+void ConnectionPool::sweep_idle(std::chrono::steady_clock::time_point now) {
+  std::vector<std::unique_ptr<PooledConnection>> kept;
+  for (auto& connection : idle_) {
+    if (now - connection->last_used > limits_.idle_timeout) {
+      close_connection(std::move(connection));
+    } else {
+      kept.push_back(std::move(connection));
+    }
+  }
+  idle_ = std::move(kept);
+}
+
+void ConnectionPool::shutdown() {
+  shut_down_ = true;
+  for (auto& connection : idle_) close_connection(std::move(connection));
+  idle_.clear();
+  for (Waiter* waiter : waiters_) waiter->timer.cancel();  // woken without a grant: cancelled
+}
+
+}  // namespace tinker::http

@@ -1,0 +1,64 @@
+// Retry decisions and delays of retry layer 1 (transport, spec 5.1) and layer 2 (whole call,
+// spec 5.2). Pure functions: time and randomness come in as arguments so tests are exact.
+#pragma once
+
+#include "http/message.hpp"
+
+#include <tinker/config.hpp>
+
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+namespace tinker::http {
+
+// ---- Layer 1 ---------------------------------------------------------------------------------
+
+/// Spec 5.1: `x-should-retry: true|false` (case-insensitive, trimmed) decides; otherwise
+/// statuses 408, 409, 429 and >= 500 are retried. Pass an empty header when absent.
+bool should_retry_status(int status, std::string_view x_should_retry_header) noexcept;
+
+/// An HTTP-date (RFC 9110 5.6.7) in any of its three forms: IMF-fixdate
+/// "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT" and asctime
+/// "Sun Nov  6 08:49:37 1994". A two-digit RFC 850 year more than 50 years after `now`'s year
+/// is taken from the previous century. nullopt when malformed.
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text,
+                                                                     std::chrono::system_clock::time_point now);
+/// As above, relative to the current time.
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text);
+
+/// The server's retry hint (spec 5.1): `retry-after-ms` (float milliseconds), else
+/// `retry-after` as float seconds, else as an HTTP-date. The first header value that parses
+/// decides (as in the Python SDK): the hint counts only if it lies in (0, max_hint], otherwise
+/// the result is nullopt and the caller falls back to exponential back-off. Never throws.
+std::optional<std::chrono::milliseconds> server_retry_hint(const Response& r, std::chrono::system_clock::time_point now,
+                                                           std::chrono::milliseconds max_hint);
+
+/// Exponential back-off before retry number `retries_done` (0 for the first retry):
+/// min(initial_delay * 2^n, max_delay) * (1 - 0.25 * random_unit). Jitter only shortens it.
+std::chrono::milliseconds backoff_delay(int retries_done, double random_unit, const RetryOptions& o);
+
+/// The delay before the next layer-1 attempt: the server hint of `response_or_null` if it has
+/// a usable one, else backoff_delay. Pass nullptr after a transport failure.
+std::chrono::milliseconds layer1_retry_delay(const Response* response_or_null, int retries_done,
+                                             std::chrono::system_clock::time_point now, double random_unit,
+                                             const RetryOptions& o);
+
+// ---- Layer 2 ---------------------------------------------------------------------------------
+
+/// Spec 5.2: timeout, connection_failed, request_timeout, conflict, rate_limited and
+/// server_error are retried. Everything else is not: payment_required (402) has its own
+/// billing pause (spec 5.5), cancelled is final, and codes of other categories are never
+/// retried (the HTTP client maps every transport failure to a tinker::errc).
+bool layer2_should_retry(boost::system::error_code ec) noexcept;
+
+/// The sleep after a retryable failure, or nullopt when the call budget is spent.
+/// `failures_so_far` is the 0-based index k of the failure just observed (0 after the first
+/// failure, as Python's attempt_count); `elapsed` is the wall time since the first attempt.
+/// Result: min(2^k s, call_max_delay), truncated so that elapsed + sleep <= call_budget.
+std::optional<std::chrono::milliseconds> layer2_delay(int failures_so_far, std::chrono::milliseconds elapsed,
+                                                      const RetryOptions& o);
+
+}  // namespace tinker::http
