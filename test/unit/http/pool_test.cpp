@@ -67,10 +67,11 @@ class PoolHarness {
 
   std::unique_ptr<PooledConnection> make(int id) { return std::make_unique<FakeConnection>(id, &closed); }
 
+  // Declared before the pool: its destructor still closes idle connections into `closed`.
   asio::io_context io;
-  ConnectionPool pool;
   std::vector<std::optional<int>> results;
   std::vector<int> closed;
+  ConnectionPool pool;
 };
 
 TEST(HttpPool, OpensUpToTheLimitThenQueuesInFifoOrder) {
