@@ -21,7 +21,9 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
+#include <array>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace tinker::http {
@@ -38,21 +40,32 @@ class Target {
   std::string path;        ///< origin-form target for the request line
 };
 
-Target parse_target(std::string_view url_text, std::string_view request_path) {
-  const boost::urls::url url = boost::urls::parse_uri(url_text).value();
+Target parse_url(std::string_view url_text) {
+  const auto parsed = boost::urls::parse_uri(url_text);
+  if (!parsed) throw error(errc::invalid_argument, "not an absolute URL: '" + std::string(url_text) + "'");
+  const boost::urls::url url = *parsed;  // owning copy: the view would dangle (architecture rule 6)
   const bool tls = url.scheme_id() == boost::urls::scheme::https;
+  if (!tls && url.scheme_id() != boost::urls::scheme::http) {
+    throw error(errc::invalid_argument, "only http and https URLs are supported: '" + std::string(url_text) + "'");
+  }
   std::uint16_t port = tls ? 443 : 80;
   if (url.has_port()) port = url.port_number();
   Target target;
   target.endpoint = Endpoint(std::string(url.encoded_host_address()), port, tls);
   target.origin_key = std::string(url.scheme()) + "://" + target.endpoint.host + ":" + std::to_string(port);
-  // Spec 1.1: the base URL gets a trailing '/', the request path loses its leading '/'.
-  std::string path = std::string(url.encoded_path());
+  target.path = std::string(url.encoded_path());
+  if (target.path.empty()) target.path = "/";
+  if (url.has_query()) target.path += "?" + std::string(url.encoded_query());
+  return target;
+}
+
+// Spec 1.1: the base URL gets a trailing '/', the request path loses its leading '/'.
+std::string join_path(std::string_view base_path, std::string_view request_path) {
+  std::string path(base_path);
   if (path.empty() || path.back() != '/') path += '/';
   if (!request_path.empty() && request_path.front() == '/') request_path.remove_prefix(1);
-  target.path = path + std::string(request_path);
-  if (url.has_query() && request_path.empty()) target.path += "?" + std::string(url.encoded_query());
-  return target;
+  path += request_path;
+  return path;
 }
 
 bool is_absolute_url(std::string_view path) {
@@ -77,14 +90,15 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
         random_(random ? std::move(random) : default_random_unit()),
         standard_headers_(standard_headers(options_)),
         proxy_(ProxySettings::from_environment()),
+        base_(parse_url(options_.base_url)),
         sweep_timer_(executor_) {
     connect_settings_.connect_timeout = options_.timeouts.connect;
     connect_settings_.verify_peer = options_.tls.verify_peer;
     connect_settings_.proxy = &proxy_;
+    base_header_lines_ = fixed_header_lines(base_.endpoint, /*with_credentials=*/true);
   }
 
-  asio::awaitable<Outcome> send(Request request, diagnostics* diag);
-  static asio::awaitable<Outcome> send_guarded(std::shared_ptr<Impl> impl, Request request, diagnostics* diag);
+  static asio::awaitable<Outcome> send(std::shared_ptr<Impl> self, Request request, diagnostics* diag);
   void start_sweeper();
   void shutdown();
   PoolStats stats(PoolKind kind) const;
@@ -94,12 +108,15 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   Clock& clock() const noexcept { return *clock_; }
 
  private:
-  asio::awaitable<ExchangeResult> attempt(Target target, const WireRequest& wire, ExchangeLimits limits, PoolKind kind);
+  asio::awaitable<Outcome> send_with_retries(Request& request, diagnostics* diag);
+  asio::awaitable<ExchangeResult> attempt(const Target& target, const WireRequest& wire, ExchangeLimits limits,
+                                          PoolKind kind);
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
-  WireRequest wire_request(const Request& request, const Target& target, int attempt_index,
-                           std::chrono::milliseconds timeout) const;
+  std::string fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const;
+  WireRequest wire_request(const Request& request, const Target& target, std::string_view header_lines,
+                           int attempt_index, std::chrono::milliseconds timeout) const;
   const PoolLimits& limits_for(PoolKind kind) const;
-  void fail(diagnostics* diag, const boost::system::error_code& ec, const ExchangeResult& result) const;
+  void fail(diagnostics* diag, const ExchangeResult& result) const;
   static asio::awaitable<void> sweep_loop(std::shared_ptr<Impl> self);
 
   ClientOptions options_;
@@ -108,7 +125,10 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   std::vector<Header> standard_headers_;
   ProxySettings proxy_;
   ConnectSettings connect_settings_;
+  Target base_;
+  std::string base_header_lines_;
   std::map<std::pair<std::string, PoolKind>, std::unique_ptr<ConnectionPool>> pools_;
+  std::array<ConnectionPool*, 5> base_pools_{};  ///< pools_ entries of the base origin, by kind
   asio::steady_timer sweep_timer_;
   bool shut_down_ = false;
 };
@@ -125,24 +145,43 @@ const PoolLimits& HttpClient::Impl::limits_for(PoolKind kind) const {
 }
 
 ConnectionPool& HttpClient::Impl::pool_for(const Target& target, PoolKind kind) {
+  const bool base_origin = &target == &base_;
+  ConnectionPool*& cached = base_pools_[static_cast<std::size_t>(kind)];
+  if (base_origin && cached != nullptr) return *cached;
   auto& pool = pools_[{target.origin_key, kind}];
   if (!pool) pool = std::make_unique<ConnectionPool>(executor_, limits_for(kind));
   if (target.endpoint.tls && !connect_settings_.tls_context)
     connect_settings_.tls_context = make_tls_context(options_.tls);
+  if (base_origin) cached = pool.get();
   return *pool;
 }
 
-WireRequest HttpClient::Impl::wire_request(const Request& request, const Target& target, int attempt_index,
-                                           std::chrono::milliseconds timeout) const {
+// Host, the standard headers and the credential: the same for every request to one origin, so
+// they are formatted once. Storage downloads (absolute URLs) are signed URLs and get no
+// credentials (spec 8.12.5).
+std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const {
+  std::vector<Header> headers;
+  headers.emplace_back("Host", endpoint.host_header());
+  headers.insert(headers.end(), standard_headers_.begin(), standard_headers_.end());
+  if (with_credentials && !options_.api_key.empty()) headers.emplace_back("X-API-Key", options_.api_key.reveal());
+  std::string lines;
+  for (const Header& header : headers) {
+    if (!is_safe_header(header.name, header.value)) {
+      throw error(errc::invalid_configuration,
+                  "header '" + header.name + "' contains a line break (check default_headers and the credentials)");
+    }
+    append_header_line(lines, header.name, header.value);
+  }
+  return lines;
+}
+
+WireRequest HttpClient::Impl::wire_request(const Request& request, const Target& target, std::string_view header_lines,
+                                           int attempt_index, std::chrono::milliseconds timeout) const {
   WireRequest wire;
   wire.method = request.method;
   wire.target = target.path;
-  wire.headers.emplace_back("Host", target.endpoint.host_header());
-  wire.headers.insert(wire.headers.end(), standard_headers_.begin(), standard_headers_.end());
-  // Storage downloads (absolute URLs) are signed URLs: no credentials go there (spec 8.12.5).
-  if (!is_absolute_url(request.path) && !options_.api_key.empty()) {
-    wire.headers.emplace_back("X-API-Key", options_.api_key.reveal());
-  }
+  wire.fixed_header_lines = header_lines;
+  wire.headers.reserve(6 + request.headers.size());
   wire.headers.emplace_back("Accept", request.accept);
   if (!request.content_type.empty()) wire.headers.emplace_back("Content-Type", request.content_type);
   if (request.compress_zstd) wire.headers.emplace_back("Content-Encoding", "zstd");
@@ -156,11 +195,19 @@ WireRequest HttpClient::Impl::wire_request(const Request& request, const Target&
 
 // One attempt: a pooled connection (a fresh one if a reused keep-alive connection turns out to
 // have been closed by the server), one exchange, and the connection back to the pool.
-asio::awaitable<ExchangeResult> HttpClient::Impl::attempt(Target target, const WireRequest& wire, ExchangeLimits limits,
-                                                          PoolKind kind) {
+asio::awaitable<ExchangeResult> HttpClient::Impl::attempt(const Target& target, const WireRequest& wire,
+                                                          ExchangeLimits limits, PoolKind kind) {
   ConnectionPool& pool = pool_for(target, kind);
   for (int tries = 0;; ++tries) {
-    Lease lease = co_await pool.acquire();
+    std::optional<Lease> ready = pool.try_acquire();
+    Lease lease;
+    if (ready) {
+      lease = std::move(*ready);
+    } else {
+      lease = co_await pool.acquire();
+    }
+    // Only a connection that sat idle in the pool can have been closed behind our back.
+    const bool was_idle = lease.reused();
     if (!lease.reused()) {
       ConnectResult connected = co_await connect(executor_, target.endpoint, connect_settings_);
       if (!connected.connection) {
@@ -172,9 +219,8 @@ asio::awaitable<ExchangeResult> HttpClient::Impl::attempt(Target target, const W
       }
       lease.connection = std::move(connected.connection);
     }
-    const bool was_reused = lease.reused() && tries == 0;
     ExchangeResult result = co_await exchange(*lease.connection, wire, limits);
-    const bool stale = was_reused && result.error && result.nothing_received && result.error != errc::cancelled &&
+    const bool stale = was_idle && result.error && result.nothing_received && result.error != errc::cancelled &&
                        result.error != errc::timeout;
     pool.release(std::move(lease.connection), !result.error && result.reusable);
     if (stale && tries == 0) continue;  // the keep-alive connection was dead: once more on a new one
@@ -182,8 +228,7 @@ asio::awaitable<ExchangeResult> HttpClient::Impl::attempt(Target target, const W
   }
 }
 
-void HttpClient::Impl::fail(diagnostics* diag, const boost::system::error_code& ec,
-                            const ExchangeResult& result) const {
+void HttpClient::Impl::fail(diagnostics* diag, const ExchangeResult& result) const {
   if (diag == nullptr) return;
   diag->clear();
   if (result.response.status != 0) {
@@ -191,12 +236,27 @@ void HttpClient::Impl::fail(diagnostics* diag, const boost::system::error_code& 
   } else {
     diag->message = redact(result.reason, options_.api_key.reveal());
   }
-  (void)ec;
 }
 
-asio::awaitable<Outcome> HttpClient::Impl::send(Request request, diagnostics* diag) {
-  const Target target =
-      is_absolute_url(request.path) ? parse_target(request.path, "") : parse_target(options_.base_url, request.path);
+asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, diagnostics* diag) {
+  const bool absolute = is_absolute_url(request.path);
+  Target absolute_target;
+  std::string absolute_header_lines;
+  if (absolute) {
+    absolute_target = parse_url(request.path);
+    absolute_header_lines = fixed_header_lines(absolute_target.endpoint, /*with_credentials=*/false);
+  }
+  const Target& target = absolute ? absolute_target : base_;
+  const std::string_view header_lines = absolute ? std::string_view(absolute_header_lines) : base_header_lines_;
+  const std::string target_path = absolute ? absolute_target.path : join_path(base_.path, request.path);
+  for (const Header& header : request.headers) {
+    if (!is_safe_header(header.name, header.value)) {
+      throw error(errc::invalid_argument, "request header '" + header.name + "' contains a line break");
+    }
+  }
+  if (!is_safe_header("Accept", request.accept) || !is_safe_header("Content-Type", request.content_type)) {
+    throw error(errc::invalid_argument, "Accept or Content-Type contains a line break");
+  }
   if (request.method != Method::get && request.idempotency_key.empty()) request.idempotency_key = new_idempotency_key();
   if (request.compress_zstd) request.body = zstd_compress(request.body);
   ExchangeLimits limits;
@@ -206,7 +266,8 @@ asio::awaitable<Outcome> HttpClient::Impl::send(Request request, diagnostics* di
   const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
 
   for (int attempt_index = 0;; ++attempt_index) {
-    const WireRequest wire = wire_request(request, target, attempt_index, limits.timeout);
+    WireRequest wire = wire_request(request, target, header_lines, attempt_index, limits.timeout);
+    wire.target = target_path;
     ExchangeResult result = co_await attempt(target, wire, limits, request.pool);
     boost::system::error_code ec = result.error;
     if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {
@@ -219,16 +280,33 @@ asio::awaitable<Outcome> HttpClient::Impl::send(Request request, diagnostics* di
                                ? (ec == errc::connection_failed || ec == errc::timeout)
                                : should_retry_status(result.response.status, result.response.header("x-should-retry"));
     if (!retryable || attempt_index >= max_retries || shut_down_) {
-      fail(diag, ec, result);
+      fail(diag, result);
       co_return Outcome{ec, std::move(result.response)};
     }
     const Response* response = transport_failure ? nullptr : &result.response;
     const auto delay = layer1_retry_delay(response, attempt_index, clock_->now(), random_(), options_.retry);
     const auto sleep_error = co_await sleep_for(*clock_, delay);
     if (sleep_error) {
-      fail(diag, make_error_code(errc::cancelled), result);
+      fail(diag, result);
       co_return Outcome{make_error_code(errc::cancelled), Response()};
     }
+  }
+}
+
+// The coroutine behind async_send. It owns the request and keeps the client alive; exceptions
+// (pool cancellation, bad URLs or headers) become error codes.
+asio::awaitable<Outcome> HttpClient::Impl::send(std::shared_ptr<Impl> self, Request request, diagnostics* diag) {
+  try {
+    co_return co_await self->send_with_retries(request, diag);
+  } catch (const error& e) {
+    if (diag != nullptr) *diag = e.diag();
+    co_return Outcome{e.code(), Response()};
+  } catch (const std::exception& e) {
+    if (diag != nullptr) {
+      diag->clear();
+      diag->message = e.what();
+    }
+    co_return Outcome{make_error_code(errc::invalid_argument), Response()};
   }
 }
 
@@ -264,23 +342,6 @@ PoolStats HttpClient::Impl::stats(PoolKind kind) const {
   return stats;
 }
 
-// The coroutine behind async_send: exceptions (pool cancellation, bad URLs) become error codes.
-asio::awaitable<Outcome> HttpClient::Impl::send_guarded(std::shared_ptr<Impl> impl, Request request,
-                                                        diagnostics* diag) {
-  try {
-    co_return co_await impl->send(std::move(request), diag);
-  } catch (const error& e) {
-    if (diag != nullptr) *diag = e.diag();
-    co_return Outcome{e.code(), Response()};
-  } catch (const std::exception& e) {
-    if (diag != nullptr) {
-      diag->clear();
-      diag->message = e.what();
-    }
-    co_return Outcome{make_error_code(errc::invalid_argument), Response()};
-  }
-}
-
 HttpClient::HttpClient(asio::any_io_executor executor, ClientOptions options, std::shared_ptr<Clock> clock,
                        RandomUnit random)
     : impl_(std::make_shared<Impl>(std::move(executor), std::move(options), std::move(clock), std::move(random))) {
@@ -305,7 +366,7 @@ void HttpClient::async_send(Request request, diagnostics* diag, Handler handler)
     auto& [ec, response] = outcome;
     std::move(handler)(ec, std::move(response));
   };
-  asio::co_spawn(impl_->executor_, Impl::send_guarded(impl_, std::move(request), diag),
+  asio::co_spawn(impl_->executor_, Impl::send(impl_, std::move(request), diag),
                  asio::bind_cancellation_slot(slot, std::move(completion)));
 }
 

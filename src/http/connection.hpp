@@ -66,9 +66,19 @@ class WireRequest {
   WireRequest() = default;
   Method method = Method::get;
   std::string target;  ///< origin-form: "/prefix/api/v1/..."
-  std::vector<Header> headers;
-  std::string body;
+  /// Header lines shared by every request to the origin, already formatted as
+  /// "Name: value\r\n" (Host, the standard headers, the API key); must outlive the exchange.
+  std::string_view fixed_header_lines;
+  std::vector<Header> headers;  ///< the per-request headers
+  std::string_view body;        ///< must outlive the exchange (no copy per attempt)
 };
+
+/// Appends "Name: value\r\n". Callers check is_safe_header first.
+void append_header_line(std::string& out, std::string_view name, std::string_view value);
+
+/// False if the header could inject lines: a name with CR, LF, ':' or nothing in it, or a value
+/// with CR or LF.
+bool is_safe_header(std::string_view name, std::string_view value) noexcept;
 
 class ExchangeLimits {
  public:
@@ -92,7 +102,8 @@ class ExchangeResult {
 };
 
 /// Sends `request` and reads the response. Cancellation (the coroutine's slot) aborts the
-/// exchange; a connection that saw an error or a cancellation is never reusable.
+/// exchange; a connection that saw an error or a cancellation is never reusable. Not a
+/// coroutine itself: it returns the awaitable of the stream-specific exchange (one frame less).
 boost::asio::awaitable<ExchangeResult> exchange(PooledConnection& connection, const WireRequest& request,
                                                 ExchangeLimits limits);
 

@@ -27,18 +27,25 @@ ConnectionPool::~ConnectionPool() {
   shutdown();
 }
 
+std::optional<Lease> ConnectionPool::try_acquire() {
+  if (shut_down_) return std::nullopt;
+  if (!idle_.empty()) {
+    std::unique_ptr<PooledConnection> connection = std::move(idle_.back());
+    idle_.pop_back();
+    return Lease(std::move(connection));
+  }
+  if (open_ < limits_.max_connections && waiters_.empty()) {
+    ++open_;
+    ++created_;
+    return Lease();
+  }
+  return std::nullopt;
+}
+
 asio::awaitable<Lease> ConnectionPool::acquire() {
-  while (!shut_down_) {
-    if (!idle_.empty()) {
-      std::unique_ptr<PooledConnection> connection = std::move(idle_.back());
-      idle_.pop_back();
-      co_return Lease(std::move(connection));
-    }
-    if (open_ < limits_.max_connections && waiters_.empty()) {
-      ++open_;
-      ++created_;
-      co_return Lease();
-    }
+  std::optional<Lease> ready = try_acquire();
+  if (ready) co_return std::move(*ready);
+  if (!shut_down_) {
     Waiter waiter(executor_);
     const auto position = waiters_.insert(waiters_.end(), &waiter);
     auto [ec] = co_await waiter.timer.async_wait(asio::as_tuple(asio::use_awaitable));
@@ -48,7 +55,6 @@ asio::awaitable<Lease> ConnectionPool::acquire() {
       co_return Lease(std::move(waiter.connection));
     }
     waiters_.erase(position);
-    break;
   }
   throw error(errc::cancelled, "cancelled while waiting for a connection");
 }

@@ -448,6 +448,19 @@ TEST_F(ClientTest, TheApiKeyNeverAppearsInErrors) {
   }
 }
 
+TEST_F(ClientTest, HeaderInjectionIsRefusedBeforeAnythingIsSent) {
+  ScriptedServer server;
+  make_client(options_for(server));
+  Request request = post("/x");
+  request.headers.emplace_back("X-Evil", "a\r\nX-Injected: yes");
+  const Result result = send(request);
+  EXPECT_EQ(result.ec, make_error_code(errc::invalid_argument));
+  EXPECT_NE(result.diag.message.find("X-Evil"), std::string::npos) << result.diag.message;
+  EXPECT_EQ(server.request_count(), 0u);
+  EXPECT_EQ(client_->stats(PoolKind::training).open, 0u);  // no slot taken
+  EXPECT_FALSE(send(post("/x")).ec);                       // and the client still works
+}
+
 TEST_F(ClientTest, TlsPeerIsVerifiedByDefault) {
   ScriptedServerOptions server_options;
   server_options.tls = true;
