@@ -53,9 +53,10 @@ constexpr std::array<std::uint64_t, 31> make_pow5_inv_split() {
 }
 
 // 5^i scaled to 61 significant bits: floor(5^i / 2^(pow5bits(i) - 61)).
-constexpr std::array<std::uint64_t, 47> make_pow5_split() {
-  std::array<std::uint64_t, 47> table{};
-  for (int i = 0; i < 47; ++i) {
+// 48 entries: the "last removed digit" of the smallest denormals reads index i + 1 = 47.
+constexpr std::array<std::uint64_t, 48> make_pow5_split() {
+  std::array<std::uint64_t, 48> table{};
+  for (int i = 0; i < 48; ++i) {
     const int shift = pow5bits(i) - pow5_bitcount;
     const uint128 p = pow5(i);
     table[i] = static_cast<std::uint64_t>(shift >= 0 ? p >> shift : p << -shift);
@@ -103,6 +104,10 @@ struct Decimal {
   bool vm_trailing_zeros = false;
   bool vr_trailing_zeros = false;
   std::uint32_t last_removed = 0;
+  // The digit just below vr's last one, needed for rounding when no digit gets removed (Ryu
+  // computes it up front; here only its multiplier is chosen up front, see below).
+  std::uint64_t last_factor = 0;
+  int last_shift = 0;
   if (e2 >= 0) {
     const std::uint32_t q = log10_pow2(e2);
     e10 = static_cast<int>(q);
@@ -111,9 +116,9 @@ struct Decimal {
     vr = mul_shift(mv, pow5_inv_split[q], i);
     vp = mul_shift(mp, pow5_inv_split[q], i);
     vm = mul_shift(mm, pow5_inv_split[q], i);
-    if (q != 0 && (vp - 1) / 10 <= vm / 10) {
-      const int l = pow5_inv_bitcount + pow5bits(static_cast<int>(q - 1)) - 1;
-      last_removed = mul_shift(mv, pow5_inv_split[q - 1], -e2 + static_cast<int>(q) - 1 + l) % 10;
+    if (q != 0) {
+      last_factor = pow5_inv_split[q - 1];
+      last_shift = -e2 + static_cast<int>(q) - 1 + pow5_inv_bitcount + pow5bits(static_cast<int>(q - 1)) - 1;
     }
     if (q <= 9) {
       if (mv % 5 == 0) {
@@ -133,9 +138,9 @@ struct Decimal {
     vr = mul_shift(mv, pow5_split[i], j);
     vp = mul_shift(mp, pow5_split[i], j);
     vm = mul_shift(mm, pow5_split[i], j);
-    if (q != 0 && (vp - 1) / 10 <= vm / 10) {
-      j = static_cast<int>(q) - 1 - (pow5bits(i + 1) - pow5_bitcount);
-      last_removed = mul_shift(mv, pow5_split[i + 1], j) % 10;
+    if (q != 0) {
+      last_factor = pow5_split[static_cast<std::size_t>(i + 1)];
+      last_shift = static_cast<int>(q) - 1 - (pow5bits(i + 1) - pow5_bitcount);
     }
     if (q <= 1) {
       vr_trailing_zeros = true;
@@ -149,9 +154,11 @@ struct Decimal {
     }
   }
 
+  const auto removed_digit_below_vr = [&] { return mul_shift(mv, last_factor, last_shift) % 10; };
   int removed = 0;
   std::uint32_t output;
   if (vm_trailing_zeros || vr_trailing_zeros) {
+    if (last_factor != 0 && (vp - 1) / 10 <= vm / 10) last_removed = removed_digit_below_vr();
     while (vp / 10 > vm / 10) {
       vm_trailing_zeros &= vm % 10 == 0;
       vr_trailing_zeros &= last_removed == 0;
@@ -172,6 +179,10 @@ struct Decimal {
       last_removed = vr % 10;
       vr /= 10, vp /= 10, vm /= 10, ++removed;
     }
+    // Ryu's up-front condition (vp - 1) / 10 <= vm / 10 always holds when the loop removed
+    // nothing, and its value is overwritten otherwise: computing it only here is equivalent and
+    // spares a branch that mispredicts on ~40% of values.
+    if (removed == 0 && last_factor != 0) last_removed = removed_digit_below_vr();
     output = vr + (vr == vm || last_removed >= 5);
   }
   return {output, e10 + removed};
