@@ -3,6 +3,8 @@
 // Every failure is a `tinker::error(errc::invalid_configuration, ...)` whose message names the
 // variable or option. Messages about the API key are fixed strings: they never contain the key or
 // any part of it, whatever the key looks like.
+#include "redaction.hpp"
+
 #include <tinker/config.hpp>
 #include <tinker/error.hpp>
 
@@ -55,17 +57,6 @@ bool has_control_char(std::string_view text) noexcept {
 }
 
 // ---- Messages that may show a (non-secret) value --------------------------------------------
-
-// A URL may still carry credentials ("https://user:password@host"). We cut everything between
-// "scheme://" and the *last* '@' rather than trusting a parser: the value may be malformed, and a
-// password may itself contain '/', '?' or '#'. Over-redacting a strange URL is the safe mistake.
-std::string strip_userinfo(std::string_view url) {
-  const auto scheme_end = url.find("://");
-  const auto start = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
-  const auto at = url.rfind('@');
-  if (at == std::string_view::npos || at < start) return std::string(url);
-  return std::string(url.substr(0, start)) + "***@" + std::string(url.substr(at + 1));
-}
 
 // Quotes a value for a message; control bytes are escaped so a value cannot forge log lines.
 std::string quoted(std::string_view value) {
@@ -127,7 +118,7 @@ std::string base_url_problem(std::string_view text) {
 
 void check_base_url(std::string_view url, std::string_view name) {
   if (auto problem = base_url_problem(url); !problem.empty()) {
-    fail(std::string(name) + " " + problem + ", got " + quoted(strip_userinfo(url)));
+    fail(std::string(name) + " " + problem + ", got " + quoted(redact_url_userinfo(url)));
   }
 }
 

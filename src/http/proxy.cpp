@@ -1,5 +1,7 @@
 #include "http/proxy.hpp"
 
+#include "redaction.hpp"
+
 #include "http/ascii.hpp"
 
 #include <tinker/error.hpp>
@@ -78,7 +80,7 @@ std::string base64(std::string_view data) {
 
 [[noreturn]] void bad_proxy(std::string_view source, std::string_view url, const std::string& problem) {
   throw tinker::error(errc::invalid_configuration,
-                      std::string(source) + ": " + problem + " in proxy URL '" + redact_proxy_url(url) + "'");
+                      std::string(source) + ": " + problem + " in proxy URL '" + redact_url_userinfo(url) + "'");
 }
 
 std::uint16_t proxy_port(const boost::urls::url& u, std::string_view source, std::string_view url) {
@@ -171,15 +173,6 @@ boost::system::error_code io_failure(const boost::system::error_code& ec, const 
 }
 
 }  // namespace
-
-std::string redact_proxy_url(std::string_view url) {
-  // The last '@' ends the userinfo even when a password holds an unencoded '/' or '@'.
-  const auto at = url.rfind('@');
-  if (at == std::string_view::npos) return std::string(url);
-  const auto scheme_end = url.find("://");
-  const std::size_t start = scheme_end == std::string_view::npos || scheme_end > at ? 0 : scheme_end + 3;
-  return std::string(url.substr(0, start)) + "***" + std::string(url.substr(at));
-}
 
 ProxyEndpoint parse_proxy_url(std::string_view url, std::string_view source) {
   url = trim(url);

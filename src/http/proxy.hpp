@@ -99,9 +99,6 @@ class ProxySettings {
 /// the URL only with credentials redacted.
 ProxyEndpoint parse_proxy_url(std::string_view url, std::string_view source);
 
-/// `url` with any userinfo replaced by "***": "http://user:pw@h:1" -> "http://***@h:1".
-std::string redact_proxy_url(std::string_view url);
-
 /// Sends `CONNECT target_host:target_port` over `stream` (already connected to the proxy) and
 /// reads the proxy's answer. Completes with success iff the proxy answered 2xx; the stream then
 /// carries the tunnel. Otherwise errc::connection_failed (non-2xx answer, I/O error, unexpected

@@ -2,6 +2,7 @@
 // credential redaction) and of establish_tunnel against the test CONNECT proxy.
 #include "http/proxy.hpp"
 #include "http/tls.hpp"
+#include "redaction.hpp"
 
 #include "support/test_proxy.hpp"
 #include "support/test_server.hpp"
@@ -134,10 +135,10 @@ TEST(Proxy, ErrorsNeverContainCredentials) {
 }
 
 TEST(Proxy, RedactsUserinfo) {
-  EXPECT_EQ(tinker::http::redact_proxy_url("http://u:p@h:1"), "http://***@h:1");
-  EXPECT_EQ(tinker::http::redact_proxy_url("u:p@h:1"), "***@h:1");
-  EXPECT_EQ(tinker::http::redact_proxy_url("http://u:p@q@h"), "http://***@h");
-  EXPECT_EQ(tinker::http::redact_proxy_url("http://h:1"), "http://h:1");
+  EXPECT_EQ(tinker::redact_url_userinfo("http://u:p@h:1"), "http://***@h:1");
+  EXPECT_EQ(tinker::redact_url_userinfo("u:p@h:1"), "***@h:1");
+  EXPECT_EQ(tinker::redact_url_userinfo("http://u:p@q@h"), "http://***@h");
+  EXPECT_EQ(tinker::redact_url_userinfo("http://h:1"), "http://h:1");
 }
 
 TEST(Proxy, NoProxyStarBypassesEverything) {
