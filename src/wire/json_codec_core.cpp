@@ -4,6 +4,7 @@
 
 #include "types/raw_json_access.hpp"
 #include "types/tensor_checks.hpp"
+#include "wire/field_path.hpp"
 #include "wire/json_schema.hpp"
 
 #include <tinker/error.hpp>
@@ -29,10 +30,9 @@ std::string JsonEncoder::path_string() const {
   std::string out;
   for (const Segment& segment : path_) {
     if (segment.is_index) {
-      out += '[' + std::to_string(segment.index) + ']';
+      append_path_step(out, {}, static_cast<std::int64_t>(segment.index));
     } else {
-      if (!out.empty()) out += '.';
-      out += segment.key;
+      append_path_step(out, segment.key);
     }
   }
   return out;

@@ -1,5 +1,6 @@
 #include "wire/json_reader.hpp"
 
+#include "wire/field_path.hpp"
 #include "wire/json_writer.hpp"
 
 #include <tinker/error.hpp>
@@ -125,12 +126,9 @@ void Path::append_to(std::string& out) const {
   if (parent_ == nullptr) return;
   parent_->append_to(out);
   if (is_index_) {
-    out += '[';
-    out += std::to_string(index_);
-    out += ']';
+    append_path_step(out, {}, static_cast<std::int64_t>(index_));
   } else {
-    if (!out.empty()) out += '.';
-    out += key_;
+    append_path_step(out, key_);
   }
 }
 

@@ -2,6 +2,7 @@
 #include "wire/proto_codec_internal.hpp"
 
 #include "types/tensor_checks.hpp"
+#include "wire/field_path.hpp"
 
 #include <tinker/codec.hpp>
 #include <tinker/error.hpp>
@@ -48,15 +49,7 @@ namespace tinker::wire::proto {
 
 std::string Path::str() const {
   std::string text = parent_ != nullptr ? parent_->str() : std::string();
-  if (!name_.empty()) {
-    if (!text.empty()) text += '.';
-    text += name_;
-  }
-  if (index_ >= 0) {
-    text += '[';
-    text += std::to_string(index_);
-    text += ']';
-  }
+  append_path_step(text, name_, index_);
   return text;
 }
 
