@@ -113,7 +113,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
                                           PoolKind kind);
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
   std::string fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const;
-  WireRequest wire_request(const Request& request, const Target& target, std::string_view header_lines,
+  WireRequest wire_request(const Request& request, std::string_view target_path, std::string_view header_lines,
                            int attempt_index, std::chrono::milliseconds timeout) const;
   const PoolLimits& limits_for(PoolKind kind) const;
   void fail(diagnostics* diag, const ExchangeResult& result) const;
@@ -175,11 +175,12 @@ std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool 
   return lines;
 }
 
-WireRequest HttpClient::Impl::wire_request(const Request& request, const Target& target, std::string_view header_lines,
-                                           int attempt_index, std::chrono::milliseconds timeout) const {
+WireRequest HttpClient::Impl::wire_request(const Request& request, std::string_view target_path,
+                                           std::string_view header_lines, int attempt_index,
+                                           std::chrono::milliseconds timeout) const {
   WireRequest wire;
   wire.method = request.method;
-  wire.target = target.path;
+  wire.target = target_path;
   wire.fixed_header_lines = header_lines;
   wire.headers.reserve(6 + request.headers.size());
   wire.headers.emplace_back("Accept", request.accept);
@@ -266,8 +267,7 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, d
   const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
 
   for (int attempt_index = 0;; ++attempt_index) {
-    WireRequest wire = wire_request(request, target, header_lines, attempt_index, limits.timeout);
-    wire.target = target_path;
+    const WireRequest wire = wire_request(request, target_path, header_lines, attempt_index, limits.timeout);
     ExchangeResult result = co_await attempt(target, wire, limits, request.pool);
     boost::system::error_code ec = result.error;
     if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {

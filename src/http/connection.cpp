@@ -2,6 +2,7 @@
 // HTTP/1.1 exchange on a connection.
 #include "http/connection.hpp"
 
+#include "http/ascii.hpp"
 #include "http/proxy.hpp"
 #include "http/tls.hpp"
 
@@ -18,7 +19,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <optional>
 
 namespace tinker::http {
@@ -62,7 +62,7 @@ boost::system::error_code transport_error(const boost::system::error_code& ec) {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(), ascii::to_lower);
   return out;
 }
 
