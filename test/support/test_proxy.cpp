@@ -1,5 +1,7 @@
 #include "support/test_proxy.hpp"
 
+#include "support/loopback_service.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -32,10 +34,6 @@ using boost::system::error_code;
 namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-
-constexpr auto rethrow = [](const std::exception_ptr& e) {
-  if (e) std::rethrow_exception(e);
-};
 
 class Tunnel {
  public:
@@ -78,7 +76,7 @@ std::optional<std::pair<std::string, std::string>> split_target(const std::strin
 
 }  // namespace
 
-class ConnectProxy::Impl {
+class ConnectProxy::Impl : public LoopbackService {
  public:
   explicit Impl(std::optional<std::string> required_) : required(std::move(required_)) {}
 
@@ -96,13 +94,8 @@ class ConnectProxy::Impl {
   std::size_t open = 0;
 
   // Server thread only (after start()).
-  asio::io_context ioc{1};
-  tcp::acceptor acceptor{ioc};
   std::set<std::shared_ptr<Tunnel>> tunnels;
   bool stopping = false;
-  std::uint16_t port = 0;
-  std::thread thread;
-  std::promise<void> finished;
 };
 
 namespace {
@@ -204,17 +197,7 @@ asio::awaitable<void> accept_clients(ConnectProxy::Impl* proxy) {
 }  // namespace
 
 void ConnectProxy::Impl::start() {
-  const tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), 0);
-  acceptor.open(endpoint.protocol());
-  acceptor.set_option(tcp::acceptor::reuse_address(true));
-  acceptor.bind(endpoint);
-  acceptor.listen();
-  port = acceptor.local_endpoint().port();
-  asio::co_spawn(ioc, accept_clients(this), rethrow);
-  thread = std::thread([this] {
-    ioc.run();
-    finished.set_value();
-  });
+  start_listening(accept_clients(this));
 }
 
 void ConnectProxy::Impl::stop() {
@@ -248,9 +231,7 @@ ConnectProxy::ConnectProxy(std::optional<std::string> required_authorization)
 
 ConnectProxy::~ConnectProxy() {
   Impl& impl = *impl_;
-  asio::post(impl.ioc, [&impl] { impl.stop(); });
-  if (impl.finished.get_future().wait_for(std::chrono::seconds(10)) != std::future_status::ready) impl.ioc.stop();
-  impl.thread.join();
+  impl.stop_and_join([&impl] { impl.stop(); });
 }
 
 std::uint16_t ConnectProxy::port() const noexcept {

@@ -1,5 +1,9 @@
 #include "support/test_server.hpp"
 
+#include "support/loopback_service.hpp"
+
+#include "http/ascii.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -18,7 +22,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -40,16 +43,9 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(), http::ascii::to_lower);
   return out;
 }
-
-// Coroutines of the test servers must not fail silently: an exception ends the server thread
-// loudly (std::terminate) instead of leaving a test waiting for an answer that never comes.
-constexpr auto rethrow = [](const std::exception_ptr& e) {
-  if (e) std::rethrow_exception(e);
-};
 
 // One accepted connection. Owned by its coroutine and by the server's set (for shutdown).
 class Connection {
@@ -106,7 +102,7 @@ Response make_message(const ScriptedResponse& script, bool keep_alive, unsigned 
 
 }  // namespace
 
-class ScriptedServer::Impl {
+class ScriptedServer::Impl : public LoopbackService {
  public:
   explicit Impl(ScriptedServerOptions options_);
 
@@ -131,14 +127,9 @@ class ScriptedServer::Impl {
   std::size_t open = 0;
 
   // Server thread only (after start()).
-  asio::io_context ioc{1};
-  tcp::acceptor acceptor{ioc};
   std::optional<ssl::context> tls;
   std::set<std::shared_ptr<Connection>> connections;
   bool stopping = false;
-  std::uint16_t port = 0;
-  std::thread thread;
-  std::promise<void> finished;
 };
 
 namespace {
@@ -245,17 +236,7 @@ ScriptedServer::Impl::Impl(ScriptedServerOptions options_)
 }
 
 void ScriptedServer::Impl::start() {
-  const tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), 0);
-  acceptor.open(endpoint.protocol());
-  acceptor.set_option(tcp::acceptor::reuse_address(true));
-  acceptor.bind(endpoint);
-  acceptor.listen();
-  port = acceptor.local_endpoint().port();
-  asio::co_spawn(ioc, accept_connections(this), rethrow);
-  thread = std::thread([this] {
-    ioc.run();
-    finished.set_value();
-  });
+  start_listening(accept_connections(this));
 }
 
 // Runs on the server thread: every coroutine then ends on its own and run() returns.
@@ -304,10 +285,7 @@ ScriptedServer::ScriptedServer(ScriptedServerOptions options) : impl_(std::make_
 
 ScriptedServer::~ScriptedServer() {
   Impl& impl = *impl_;
-  asio::post(impl.ioc, [&impl] { impl.stop(); });
-  // A graceful stop takes milliseconds; the hard stop only guards against a hung test.
-  if (impl.finished.get_future().wait_for(std::chrono::seconds(10)) != std::future_status::ready) impl.ioc.stop();
-  impl.thread.join();
+  impl.stop_and_join([&impl] { impl.stop(); });
 }
 
 std::uint16_t ScriptedServer::port() const noexcept {
