@@ -113,8 +113,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
                                           PoolKind kind);
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
   std::string fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const;
-  WireRequest wire_request(const Request& request, std::string_view target_path, std::string_view header_lines,
-                           int attempt_index, std::chrono::milliseconds timeout) const;
+  static std::string call_header_lines(const Request& request, std::chrono::milliseconds timeout);
   const PoolLimits& limits_for(PoolKind kind) const;
   void fail(diagnostics* diag, const ExchangeResult& result) const;
   static asio::awaitable<void> sweep_loop(std::shared_ptr<Impl> self);
@@ -175,23 +174,23 @@ std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool 
   return lines;
 }
 
-WireRequest HttpClient::Impl::wire_request(const Request& request, std::string_view target_path,
-                                           std::string_view header_lines, int attempt_index,
-                                           std::chrono::milliseconds timeout) const {
-  WireRequest wire;
-  wire.method = request.method;
-  wire.target = target_path;
-  wire.fixed_header_lines = header_lines;
-  wire.headers.reserve(6 + request.headers.size());
-  wire.headers.emplace_back("Accept", request.accept);
-  if (!request.content_type.empty()) wire.headers.emplace_back("Content-Type", request.content_type);
-  if (request.compress_zstd) wire.headers.emplace_back("Content-Encoding", "zstd");
-  if (request.method != Method::get) wire.headers.emplace_back("X-Idempotency-Key", request.idempotency_key);
-  wire.headers.emplace_back("x-stainless-retry-count", std::to_string(attempt_index));
-  wire.headers.emplace_back("x-stainless-read-timeout", seconds_text(timeout));
-  wire.headers.insert(wire.headers.end(), request.headers.begin(), request.headers.end());
-  wire.body = request.body;
-  return wire;
+// The headers that stay the same for every attempt of one call, formatted once. Each is checked
+// for line breaks here, before any connection is taken (header injection).
+std::string HttpClient::Impl::call_header_lines(const Request& request, std::chrono::milliseconds timeout) {
+  std::string lines;
+  const auto add = [&lines](std::string_view name, std::string_view value) {
+    if (!is_safe_header(name, value)) {
+      throw error(errc::invalid_argument, "request header '" + std::string(name) + "' contains a line break");
+    }
+    append_header_line(lines, name, value);
+  };
+  add("Accept", request.accept);
+  if (!request.content_type.empty()) add("Content-Type", request.content_type);
+  if (request.compress_zstd) add("Content-Encoding", "zstd");
+  if (request.method != Method::get) add("X-Idempotency-Key", request.idempotency_key);
+  add("x-stainless-read-timeout", seconds_text(timeout));
+  for (const Header& header : request.headers) add(header.name, header.value);
+  return lines;
 }
 
 // One attempt: a pooled connection (a fresh one if a reused keep-alive connection turns out to
@@ -250,14 +249,6 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, d
   const Target& target = absolute ? absolute_target : base_;
   const std::string_view header_lines = absolute ? std::string_view(absolute_header_lines) : base_header_lines_;
   const std::string target_path = absolute ? absolute_target.path : join_path(base_.path, request.path);
-  for (const Header& header : request.headers) {
-    if (!is_safe_header(header.name, header.value)) {
-      throw error(errc::invalid_argument, "request header '" + header.name + "' contains a line break");
-    }
-  }
-  if (!is_safe_header("Accept", request.accept) || !is_safe_header("Content-Type", request.content_type)) {
-    throw error(errc::invalid_argument, "Accept or Content-Type contains a line break");
-  }
   if (request.method != Method::get && request.idempotency_key.empty()) request.idempotency_key = new_idempotency_key();
   if (request.compress_zstd) request.body = zstd_compress(request.body);
   ExchangeLimits limits;
@@ -265,9 +256,16 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, d
   limits.max_body = options_.limits.max_response_body;
   limits.max_header = options_.limits.max_response_header;
   const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
+  const std::string call_lines = call_header_lines(request, limits.timeout);
 
   for (int attempt_index = 0;; ++attempt_index) {
-    const WireRequest wire = wire_request(request, target_path, header_lines, attempt_index, limits.timeout);
+    std::string attempt_lines;
+    append_header_line(attempt_lines, "x-stainless-retry-count", std::to_string(attempt_index));
+    WireRequest wire;
+    wire.method = request.method;
+    wire.target = target_path;
+    wire.header_blocks = {header_lines, call_lines, attempt_lines};
+    wire.body = request.body;
     ExchangeResult result = co_await attempt(target, wire, limits, request.pool);
     boost::system::error_code ec = result.error;
     if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {

@@ -101,8 +101,7 @@ void write_head(std::string& head, const WireRequest& request) {
   head += ' ';
   head += request.target;
   head += " HTTP/1.1\r\n";
-  head += request.fixed_header_lines;
-  for (const Header& header : request.headers) append_header_line(head, header.name, header.value);
+  for (const std::string_view block : request.header_blocks) head += block;
   if (request.method != Method::get || !request.body.empty()) {
     head += "Content-Length: ";
     head += std::to_string(request.body.size());

@@ -12,6 +12,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -65,12 +66,12 @@ class WireRequest {
  public:
   WireRequest() = default;
   Method method = Method::get;
-  std::string target;  ///< origin-form: "/prefix/api/v1/..."
-  /// Header lines shared by every request to the origin, already formatted as
-  /// "Name: value\r\n" (Host, the standard headers, the API key); must outlive the exchange.
-  std::string_view fixed_header_lines;
-  std::vector<Header> headers;  ///< the per-request headers
-  std::string_view body;        ///< must outlive the exchange (no copy per attempt)
+  std::string_view target;  ///< origin-form: "/prefix/api/v1/..."
+  /// Header lines already formatted as "Name: value\r\n", in blocks that change at different
+  /// rates: per origin (Host, standard headers, credential), per logical call, per attempt.
+  /// All of them, the target and the body must outlive the exchange.
+  std::array<std::string_view, 3> header_blocks;
+  std::string_view body;
 };
 
 /// Appends "Name: value\r\n". Callers check is_safe_header first.
