@@ -1,0 +1,203 @@
+// tinker-local: a Tinker-compatible server on loopback, embeddable in-process.
+//
+//   tinker::local::ServerOptions options;          // ephemeral port, fresh temporary data dir
+//   tinker::local::Server server(std::move(options));
+//   server.start();
+//   std::string url = server.base_url();            // "http://127.0.0.1:<port>"
+//
+// The server runs its HTTP front end and all state on one internal thread and the model
+// computations on a small worker pool; every public member function is safe to call from any
+// thread. It links only the SDK's types and codecs, never its client code.
+#pragma once
+
+#include <tinker/config.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tinker::local {
+
+/// One base model of the catalogue. Every entry is the same tiny transformer architecture with
+/// frozen weights seeded by `name`, over the tokenizer that `get_info` reports.
+class CatalogueEntry {
+ public:
+  CatalogueEntry() = default;
+  explicit CatalogueEntry(std::string name_, std::int64_t max_context_length_ = 2048)
+      : name(std::move(name_)), max_context_length(max_context_length_) {}
+
+  std::string name;
+  std::int64_t max_context_length = 2048;
+  int d_model = 32;  ///< width of the tiny transformer
+  int d_mlp = 64;    ///< hidden width of its MLP
+};
+
+/// The default catalogue: "tinker-local/tiny-lm" plus stand-ins named like common real models
+/// ("Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"), so scripts written for the real service run
+/// unchanged. The stand-ins are the same tiny model, seeded by their own names.
+std::vector<CatalogueEntry> default_catalogue();
+
+/// The flags `client/config` returns (spec 8.4).
+class ClientConfigFlags {
+ public:
+  ClientConfigFlags() = default;
+
+  bool pjwt_auth_enabled = false;
+  bool proto_compress_fwdbwd = false;
+  bool parallel_fwdbwd_chunks = true;
+  bool create_model_via_load_weights = false;
+  std::int64_t fwdbwd_max_chunk_len = 1024;
+  std::int64_t fwdbwd_max_chunk_bytes_count = 5'000'000;
+  std::int64_t sample_max_concurrent_requests = 2000;
+  bool dynamic_config_enabled = true;  ///< false: `client/dynamic_config` answers 404
+  std::int64_t dynamic_refresh_interval_sec = 300;
+};
+
+/// What a fault does when it fires.
+enum class FaultKind {
+  status,            ///< answer `status` (429, 408, 410, 500, 502, 503, 504, 400, 402, ...) with a JSON detail
+  reset_before,      ///< close the connection without answering
+  reset_mid_body,    ///< send the head and half the body, then close
+  delay,             ///< hold the request for `delay`, then serve it normally
+  truncated_body,    ///< declare the full Content-Length, send half the body, then close
+  malformed_json,    ///< answer 200 with a body that is not valid JSON
+  pause_queue,       ///< futures of this endpoint report `queue_state` for `delay` before running
+};
+
+/// How a 429/503 fault states its Retry-After (spec 3.3).
+enum class RetryAfterForm { none, seconds, http_date, milliseconds };
+
+/// One fault-injection rule. It applies to requests whose path ends with `endpoint` (for example
+/// "retrieve_future", "forward_backward", "training_runs"; "*" matches all of /api/v1/). It fires
+/// on the calls listed in `on_calls` (1-based, counted per rule), else with `probability` drawn from
+/// the server's seeded generator, at most `max_fires` times (negative = no limit).
+class FaultRule {
+ public:
+  FaultRule() = default;
+  FaultRule(std::string endpoint_, FaultKind kind_) : endpoint(std::move(endpoint_)), kind(kind_) {}
+
+  std::string endpoint;
+  FaultKind kind = FaultKind::status;
+  int status = 500;
+  RetryAfterForm retry_after = RetryAfterForm::none;
+  std::chrono::milliseconds retry_after_value{1000};
+  std::chrono::milliseconds delay{0};
+  std::string queue_state = "paused_capacity";  ///< for pause_queue: paused_capacity | paused_rate_limit
+  double probability = 0.0;
+  std::vector<std::int64_t> on_calls;
+  std::int64_t max_fires = -1;
+};
+
+class ServerOptions {
+ public:
+  ServerOptions() = default;
+
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;  ///< 0 = ephemeral
+  /// Sessions metadata and checkpoints live here. Empty = a fresh temporary directory, removed
+  /// when the server is destroyed.
+  std::filesystem::path data_dir;
+  /// Where the tokenizer is installed in the Hugging Face cache layout. Empty = `$HF_HUB_CACHE`,
+  /// else `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub`, else `~/.cache/huggingface/hub`.
+  std::filesystem::path hf_hub_cache;
+  /// Accepted API keys. Empty = any key starting with "tml-".
+  std::vector<std::string> api_keys;
+  LogLevel log_level = LogLevel::warning;
+  /// Null-model mode: every operation completes at once with well-formed, correctly sized
+  /// results and no model computation (for client benchmarks).
+  bool null_model = false;
+  int worker_threads = 2;
+  std::vector<CatalogueEntry> catalogue = default_catalogue();
+  ClientConfigFlags client_config;
+
+  std::chrono::milliseconds long_poll_hold{5000};  ///< retrieve_future holds a pending future this long
+  bool try_again_as_408 = false;                   ///< answer a pending poll with 408 instead of try_again
+  std::chrono::seconds session_expiry{300};        ///< a session without heartbeat for this long expires
+  std::chrono::seconds result_retention{3600};     ///< completed results are kept this long, then 410
+  std::size_t inline_payload_limit = 1 << 20;      ///< larger results answer complete_metadata first
+  std::size_t max_request_body = 256u << 20;       ///< larger request bodies get 413
+  std::chrono::seconds jwt_lifetime{3600};
+  int archive_building_polls = 0;     ///< the first K archive requests per checkpoint answer 503
+  bool archive_json_form = false;     ///< answer archive requests with 200 JSON instead of 302
+  int trace_export_pending_polls = 1; ///< trace_export answers "pending" this many times first
+  std::size_t sample_queue_limit = 4096;  ///< with the backpressure header, more pending samples get 429
+  std::int64_t default_max_tokens = 16;   ///< for sampling requests without max_tokens
+
+  std::uint64_t fault_seed = 1;
+  std::vector<FaultRule> faults;
+};
+
+/// One request as it arrived, for tests and the audit.
+class RequestRecord {
+ public:
+  std::int64_t index = 0;                 ///< arrival order, from 0
+  std::chrono::system_clock::time_point arrived;
+  std::string method;
+  std::string path;                       ///< target without the query
+  int status = 0;                         ///< status answered (0 = connection closed by a fault)
+  std::optional<std::int64_t> seq_id;     ///< from the body, when it has one
+  std::optional<std::string> model_id;
+  std::optional<std::string> request_id;  ///< the future polled, or the ticket issued
+  std::string idempotency_key;
+  std::string retry_count;                ///< x-stainless-retry-count as sent
+  std::string request_iteration;          ///< X-Tinker-Request-Iteration as sent
+  std::string content_type;
+  std::string content_encoding;
+  std::string accept;
+  std::string fault;                      ///< name of the fault that fired, if any
+};
+
+/// Per model: the seq_ids applied, in the order they were applied.
+class ModelAudit {
+ public:
+  std::string model_id;
+  std::vector<std::int64_t> applied_seq_ids;
+  std::vector<std::string> operations;  ///< parallel to applied_seq_ids ("forward_backward", ...)
+  bool exactly_once_in_order = true;    ///< applied_seq_ids == 1, 2, ..., n
+  std::vector<std::string> problems;    ///< human-readable violations, empty when ok
+};
+
+class AuditReport {
+ public:
+  std::vector<ModelAudit> models;
+  std::vector<RequestRecord> requests;
+  bool ok() const noexcept;
+};
+
+class Server {
+ public:
+  explicit Server(ServerOptions options = {});
+  ~Server();  ///< stops the server and joins its threads
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Prepares the tokenizer and data directory, binds, and starts serving. Throws
+  /// `tinker::error` (invalid_configuration) naming the option on bad options or a busy port.
+  void start();
+  /// Stops accepting, closes connections, waits for in-flight work. Idempotent.
+  void stop();
+  /// Blocks until SIGINT/SIGTERM (binary use) or `stop()`.
+  void wait_for_shutdown_signal();
+
+  std::uint16_t port() const;
+  std::string base_url() const;  ///< "http://<host>:<port>"
+  const std::filesystem::path& data_dir() const;
+  /// The tokenizer id `get_info` reports, and the file it was installed as.
+  std::string tokenizer_id() const;
+  std::filesystem::path tokenizer_file() const;
+
+  AuditReport audit() const;
+  void set_faults(std::vector<FaultRule> rules);
+  /// Moves the server's clock (TTLs, session expiry, JWT expiry) forward.
+  void advance_clock(std::chrono::seconds by);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tinker::local
