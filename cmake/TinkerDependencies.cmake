@@ -29,8 +29,22 @@ tinker_require(SENTENCEPIECE_FOUND "sentencepiece >= 0.1.97" "libsentencepiece-d
 pkg_check_modules(ZSTD QUIET IMPORTED_TARGET libzstd>=1.4)
 tinker_require(ZSTD_FOUND "zstd" "libzstd-dev")
 
+# protobuf is linked statically, and src/wire/proto keeps its symbols out of executables' dynamic
+# symbol tables: libsentencepiece.so carries and exports its own, older protobuf-lite
+# (google::protobuf::*). With libprotobuf.so in the same process the two bind to each other's
+# functions: loading a SentencePiece model fails a protobuf CHECK, or the process crashes at
+# start-up, depending on the library order.
+set(Protobuf_USE_STATIC_LIBS ON)
+foreach(_tinker_cached IN ITEMS Protobuf_LIBRARY_RELEASE Protobuf_LIBRARY_DEBUG)
+  if("${${_tinker_cached}}" MATCHES "\\.so")  # cached by a configure from before the switch
+    unset(${_tinker_cached} CACHE)
+  endif()
+endforeach()
 find_package(Protobuf 3.12 QUIET)
 tinker_require(Protobuf_FOUND "protobuf (library and headers)" "libprotobuf-dev")
+if(NOT Protobuf_LIBRARY MATCHES "\\.a$")
+  tinker_require(FALSE "the static protobuf library (libprotobuf.a)" "libprotobuf-dev")
+endif()
 if(NOT Protobuf_PROTOC_EXECUTABLE)
   tinker_require(FALSE "protoc" "protobuf-compiler")
 endif()
