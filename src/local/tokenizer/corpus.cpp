@@ -28,6 +28,8 @@ std::string_view bundled_corpus() {
   static const std::string text = [] {
     const std::string_view works[] = {
         corpus::declaration_of_independence(),
+        corpus::constitution_articles(),
+        corpus::constitution_amendments(),
         corpus::lincoln_addresses(),
         corpus::aesop_fables_part_one(),
         corpus::aesop_fables_part_two(),

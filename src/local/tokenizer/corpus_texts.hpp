@@ -8,6 +8,8 @@
 namespace tinker::local::corpus {
 
 std::string_view declaration_of_independence();
+std::string_view constitution_articles();
+std::string_view constitution_amendments();
 std::string_view lincoln_addresses();
 std::string_view aesop_fables_part_one();
 std::string_view aesop_fables_part_two();
