@@ -161,6 +161,9 @@ class Engine {
   /// Per model, the seq_ids applied in application order (the front end adds the arrival log).
   std::vector<ModelAudit> model_audit() const;
 
+  /// Telemetry events received so far (they are counted and the last few kept, not forwarded).
+  std::size_t telemetry_event_count() const noexcept;
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
