@@ -13,7 +13,9 @@
 #include "local/model/tiny_lm.hpp"
 #include "local/tokenizer/archive_writer.hpp"
 
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,8 +68,18 @@ class Backend {
   virtual AdapterExport export_adapters(const ModelState& state) = 0;
 };
 
+/// What the model needs of a tokenizer: its id (get_info), its vocabulary size (the model's
+/// width) and a decoder (stop strings). `decode` must be safe to call from many threads.
+struct TokenizerInfo {
+  std::string id;
+  int vocab_size = 0;
+  std::function<std::string(std::span<const TokenId>)> decode;
+};
+
 std::unique_ptr<Backend> make_null_backend();
-/// The tiny LoRA language model over `tokenizer` (required).
+/// The tiny LoRA language model over a tokenizer.
+std::unique_ptr<Backend> make_model_backend(TokenizerInfo tokenizer);
+/// The same over the local SentencePiece tokenizer (required).
 std::unique_ptr<Backend> make_model_backend(std::shared_ptr<const LocalTokenizer> tokenizer);
 
 }  // namespace tinker::local::engine_detail

@@ -14,16 +14,9 @@ std::chrono::system_clock::time_point EngineClock::now() const {
 }
 
 Engine::Impl::Impl(boost::asio::any_io_executor io_, const ServerOptions& options_,
-                   std::shared_ptr<const LocalTokenizer> tokenizer_)
-    : io(io_), options(options_), tokenizer(std::move(tokenizer_)), sweep_timer(io_) {
-  if (options.null_model) {
-    backend = engine_detail::make_null_backend();
-  } else {
-    if (!tokenizer)
-      throw tinker::error(errc::invalid_configuration, "Engine: a tokenizer is required unless null_model");
-    backend = engine_detail::make_model_backend(tokenizer);
-    pool.emplace(static_cast<std::size_t>(std::max(1, options.worker_threads)));
-  }
+                   std::shared_ptr<engine_detail::Backend> backend_)
+    : io(io_), options(options_), backend(std::move(backend_)), sweep_timer(io_) {
+  if (!backend->inline_compute()) pool.emplace(static_cast<std::size_t>(std::max(1, options.worker_threads)));
   data_dir = options.data_dir;
   if (data_dir.empty()) {
     // The Server normally chooses the directory; an engine used on its own gets a private one.
@@ -60,9 +53,26 @@ void Engine::Impl::shutdown() {
   }
 }
 
+namespace {
+std::shared_ptr<engine_detail::Backend> backend_for(const ServerOptions& options,
+                                                    std::shared_ptr<const LocalTokenizer> tokenizer) {
+  if (options.null_model) return engine_detail::make_null_backend();
+  if (!tokenizer) throw tinker::error(errc::invalid_configuration, "Engine: a tokenizer is required unless null_model");
+  return engine_detail::make_model_backend(std::move(tokenizer));
+}
+}  // namespace
+
 Engine::Engine(boost::asio::any_io_executor io, const ServerOptions& options,
                std::shared_ptr<const LocalTokenizer> tokenizer)
-    : impl_(std::make_unique<Impl>(std::move(io), options, std::move(tokenizer))) {}
+    : impl_(std::make_unique<Impl>(std::move(io), options, backend_for(options, std::move(tokenizer)))) {}
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+std::unique_ptr<Engine> Engine::with_backend(boost::asio::any_io_executor io, const ServerOptions& options,
+                                             std::shared_ptr<engine_detail::Backend> backend) {
+  if (!backend) throw tinker::error(errc::invalid_configuration, "Engine::with_backend: backend is null");
+  return std::unique_ptr<Engine>(new Engine(std::make_unique<Impl>(std::move(io), options, std::move(backend))));
+}
 
 Engine::~Engine() = default;
 

@@ -27,6 +27,9 @@
 namespace tinker::local {
 
 class LocalTokenizer;
+namespace engine_detail {
+class Backend;
+}
 
 /// An error answered directly over HTTP: `{"detail": message}` with `status`.
 class HttpError : public std::runtime_error {
@@ -92,6 +95,10 @@ class Engine {
   /// in null-model mode.
   Engine(boost::asio::any_io_executor io, const ServerOptions& options,
          std::shared_ptr<const LocalTokenizer> tokenizer);
+  /// An engine over a given compute backend (src/local/engine/backend.hpp), for tests and tools;
+  /// options.null_model is ignored.
+  static std::unique_ptr<Engine> with_backend(boost::asio::any_io_executor io, const ServerOptions& options,
+                                              std::shared_ptr<engine_detail::Backend> backend);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -166,6 +173,7 @@ class Engine {
 
  private:
   class Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

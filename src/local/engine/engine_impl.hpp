@@ -174,7 +174,7 @@ class Engine::Impl {
   using CheckpointMeta = engine_detail::CheckpointMeta;
   using ModelState = engine_detail::ModelState;
 
-  Impl(boost::asio::any_io_executor io, const ServerOptions& options, std::shared_ptr<const LocalTokenizer> tokenizer);
+  Impl(boost::asio::any_io_executor io, const ServerOptions& options, std::shared_ptr<engine_detail::Backend> backend);
   ~Impl();
 
   void shutdown();
@@ -269,7 +269,6 @@ class Engine::Impl {
   // --- state ---
   boost::asio::any_io_executor io;
   ServerOptions options;
-  std::shared_ptr<const LocalTokenizer> tokenizer;
   std::shared_ptr<engine_detail::Backend> backend;
   std::filesystem::path data_dir;
   bool owns_data_dir = false;

@@ -31,10 +31,10 @@ LoraModelState& lora_of(ModelState& state) {
 
 class ModelBackend final : public Backend {
  public:
-  explicit ModelBackend(std::shared_ptr<const LocalTokenizer> tokenizer) : tokenizer_(std::move(tokenizer)) {}
+  explicit ModelBackend(TokenizerInfo tokenizer) : tokenizer_(std::move(tokenizer)) {}
 
   bool inline_compute() const noexcept override { return false; }
-  std::string tokenizer_id() const override { return tokenizer_->id(); }
+  std::string tokenizer_id() const override { return tokenizer_.id; }
   std::string arch() const override { return "tinker-local-tiny-lm"; }
 
   std::unique_ptr<ModelState> create(const CatalogueEntry& base, const model::LoraSettings& lora) override {
@@ -71,9 +71,7 @@ class ModelBackend final : public Backend {
 
   SampleResponse sample(const CatalogueEntry& base, const ModelState* weights, const ModelInput& prompt,
                         const model::SampleSettings& settings) override {
-    model::Detokenizer detokenize = [tokenizer = tokenizer_](std::span<const TokenId> tokens) {
-      return tokenizer->decode(tokens);
-    };
+    const model::Detokenizer& detokenize = tokenizer_.decode;
     if (weights == nullptr) return model::sample(*base_model(base), nullptr, prompt, settings, detokenize);
     const LoraModelState& s = lora_of(*weights);
     return model::sample(*s.base, &s.lora, prompt, settings, detokenize);
@@ -98,7 +96,7 @@ class ModelBackend final : public Backend {
     auto it = bases_.find(entry.name);
     if (it != bases_.end()) return it->second;
     model::Architecture arch;
-    arch.vocab_size = tokenizer_->vocab_size();
+    arch.vocab_size = tokenizer_.vocab_size;
     arch.d_model = entry.d_model;
     arch.d_mlp = entry.d_mlp;
     arch.max_context = static_cast<int>(std::clamp<std::int64_t>(entry.max_context_length, 1, INT_MAX));
@@ -107,16 +105,25 @@ class ModelBackend final : public Backend {
     return base;
   }
 
-  std::shared_ptr<const LocalTokenizer> tokenizer_;
+  TokenizerInfo tokenizer_;
   std::mutex mutex_;  // guards bases_ (workers build base models on first use)
   std::map<std::string, std::shared_ptr<const model::BaseModel>> bases_;
 };
 
 }  // namespace
 
+std::unique_ptr<Backend> make_model_backend(TokenizerInfo tokenizer) {
+  if (tokenizer.vocab_size < 2) throw tinker::error(errc::invalid_configuration, "the tiny model needs a vocabulary");
+  return std::make_unique<ModelBackend>(std::move(tokenizer));
+}
+
 std::unique_ptr<Backend> make_model_backend(std::shared_ptr<const LocalTokenizer> tokenizer) {
   if (!tokenizer) throw tinker::error(errc::invalid_configuration, "the tiny model needs a tokenizer");
-  return std::make_unique<ModelBackend>(std::move(tokenizer));
+  TokenizerInfo info;
+  info.id = tokenizer->id();
+  info.vocab_size = tokenizer->vocab_size();
+  info.decode = [tokenizer](std::span<const TokenId> tokens) { return tokenizer->decode(tokens); };
+  return make_model_backend(std::move(info));
 }
 
 }  // namespace tinker::local::engine_detail
