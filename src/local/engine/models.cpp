@@ -134,6 +134,8 @@ void Engine::Impl::start_op(ModelRecord& model, std::int64_t seq_id, PendingOp o
     ModelRecord& m = *target;
     if (m.status == ModelStatus::unloaded) {
       finish_op(m, seq_id, Failure{"model " + m.id + " was unloaded", RequestErrorCategory::user});
+    } else if (m.session != nullptr && m.session->expired) {
+      finish_op(m, seq_id, Failure{"session expired", RequestErrorCategory::server});
     } else if (m.status == ModelStatus::failed) {
       finish_op(m, seq_id, Failure{"model " + m.id + " could not be created", RequestErrorCategory::user});
     } else {
