@@ -309,7 +309,7 @@ asio::awaitable<void> reject(Connection& conn, RequestParser& parser, int status
   const std::int64_t index = fe.requests.append(arrival_record(request, path, fe.engine.clock().now()));
   finish_record(fe, index, ex, status);
   log_request(fe, request, ex, status, std::chrono::steady_clock::now());
-  const std::string request_id = fe.next_request_id();
+  const std::string& request_id = fe.next_request_id();  // copied into the head before any suspension
   if (co_await write_reply(conn, request_id, false, Finish::close)) co_await drain_and_close(conn);
 }
 
@@ -370,7 +370,7 @@ asio::awaitable<void> serve_connection(HttpServer& server, tcp::socket socket) {
         break;
       }
       const bool keep = keep_alive && finish == Finish::keep_alive && !server.stopping();
-      const std::string request_id = fe.next_request_id();
+      const std::string& request_id = fe.next_request_id();  // copied into the head before any suspension
       const bool written = co_await write_reply(conn, request_id, keep, finish);
       if (finish == Finish::reset_mid_body) {
         conn.reset();
