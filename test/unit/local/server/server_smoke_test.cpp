@@ -1,8 +1,10 @@
 // End-to-end smoke tests of the front end through a started tinker::local::Server (null-model
 // mode): status codes, headers, auth, limits, faults, the arrival log and the admin paths.
 // The exhaustive per-endpoint tests live in test/unit/local/http_api/.
-#include "local/server/raw_client.hpp"
+#include "unit/local/server/raw_client.hpp"
 
+#include <tinker/codec.hpp>
+#include <tinker/error.hpp>
 #include <tinker/local/server.hpp>
 
 #include <boost/json/parse.hpp>
@@ -19,7 +21,9 @@ namespace json = boost::json;
 using test::RawClient;
 using test::RawResponse;
 
-std::filesystem::path shared_hub_cache() { return std::filesystem::temp_directory_path() / "tinker-local-test-hub"; }
+std::filesystem::path shared_hub_cache() {
+  return std::filesystem::temp_directory_path() / "tinker-local-test-hub";
+}
 
 ServerOptions null_model_options() {
   ServerOptions options;
@@ -30,7 +34,9 @@ ServerOptions null_model_options() {
   return options;
 }
 
-json::value body_json(const RawResponse& response) { return json::parse(response.body()); }
+json::value body_json(const RawResponse& response) {
+  return json::parse(response.body());
+}
 
 std::string detail_of(const RawResponse& response) {
   return std::string(body_json(response).as_object().at("detail").as_string());
@@ -68,8 +74,8 @@ TEST_F(ServerSmokeTest, HealthzNeedsNoKeyAndCarriesTheStandardHeaders) {
 
 TEST_F(ServerSmokeTest, MissingOrInvalidKeysAre401) {
   RawClient c = client();
-  const RawResponse missing = c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})",
-                                        {"Content-Type: application/json"});
+  const RawResponse missing =
+      c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})", {"Content-Type: application/json"});
   EXPECT_EQ(missing.result_int(), 401);
   EXPECT_EQ(detail_of(missing), "Invalid API key");
   const RawResponse wrong = c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})",
@@ -133,6 +139,19 @@ TEST_F(ServerSmokeTest, OversizedBodiesAre413) {
   EXPECT_EQ(response.result_int(), 413);
   EXPECT_NE(detail_of(response).find("1024"), std::string::npos);
   EXPECT_FALSE(response.keep_alive());
+
+  // A small zstd body that decompresses beyond the limit (a "bomb") is a 413 too.
+  RawClient again = client();
+  const std::string bomb = zstd_compress(std::string(100000, 'a'));
+  ASSERT_LT(bomb.size(), 1024u);
+  const RawResponse bombed =
+      again.request("POST", "/api/v1/forward_backward", bomb,
+                    {"X-API-Key: tml-smoke-test", "Content-Type: application/x-protobuf", "Content-Encoding: zstd"});
+  EXPECT_EQ(bombed.result_int(), 413);
+  EXPECT_NE(detail_of(bombed).find("decompresses"), std::string::npos) << bombed.body();
+  const RawResponse gzip =
+      again.request("POST", "/api/v1/create_session", "x", {"X-API-Key: tml-smoke-test", "Content-Encoding: gzip"});
+  EXPECT_EQ(gzip.result_int(), 415);
 }
 
 TEST_F(ServerSmokeTest, StatusFaultsWithRetryAfterAndTheBare400) {
@@ -259,7 +278,7 @@ TEST(ServerLifecycleTest, BusyPortNamesHostAndPort) {
   try {
     second.start();
     FAIL() << "no exception";
-  } catch (const error& e) {
+  } catch (const tinker::error& e) {
     EXPECT_EQ(e.code(), errc::invalid_configuration);
     EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(first.port())), std::string::npos) << e.what();
   }
