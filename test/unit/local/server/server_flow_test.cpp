@@ -214,5 +214,33 @@ TEST_F(ServerFlowTest, SamplingWithBackpressureHeaderAndProtobufResult) {
   EXPECT_EQ(unknown.result_int(), 400);
 }
 
+TEST_F(ServerFlowTest, PauseQueueFaultsReportTheQueueStateWhilePaused) {
+  FaultRule pause("create_model", FaultKind::pause_queue);
+  pause.delay = std::chrono::milliseconds(600);
+  pause.queue_state = "paused_rate_limit";
+  pause.on_calls = {1};
+  std::vector<FaultRule> rules{pause};
+  server_->set_faults(std::move(rules));
+  RawClient c(server_->port());
+  const json::object session = post(c, "/api/v1/create_session",
+                                    R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
+  const std::string session_id(session.at("session_id").as_string());
+  const json::object create =
+      post(c, "/api/v1/create_model",
+           R"({"session_id":")" + session_id +
+               R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm","type":"create_model"})");
+  const std::string request_id(create.at("request_id").as_string());
+  const json::object first =
+      post(c, "/api/v1/retrieve_future", R"({"request_id":")" + request_id + R"(","allow_metadata_only":true})");
+  EXPECT_EQ(first.at("type"), "try_again");
+  EXPECT_EQ(first.at("queue_state"), "paused_rate_limit");
+  EXPECT_EQ(retrieve(c, request_id).result_int(), 200);
+  const AuditReport audit = server_->audit();
+  ASSERT_GE(audit.requests.size(), 2u);
+  EXPECT_EQ(audit.requests[1].path, "/api/v1/create_model");
+  EXPECT_EQ(audit.requests[1].fault, "pause_queue");
+  EXPECT_EQ(audit.requests[1].request_id, request_id);
+}
+
 }  // namespace
 }  // namespace tinker::local
