@@ -115,7 +115,7 @@ HttpResponse LocalApi::get(std::string_view target, const HeaderList& extra) {
 }
 
 HttpResponse LocalApi::post(std::string_view target, const json::value& body, const HeaderList& extra) {
-  return post_raw(target, serialize(body), json_type, extra);
+  return post_raw(target, to_text(body), json_type, extra);
 }
 
 HttpResponse LocalApi::post_raw(std::string_view target, std::string body, std::string_view content_type,
@@ -127,7 +127,7 @@ HttpResponse LocalApi::post_raw(std::string_view target, std::string body, std::
 
 HttpResponse LocalApi::put(std::string_view target, const json::value& body) {
   HeaderList headers = auth({{"Content-Type", "application/json"}});
-  return http_->request("PUT", target, headers, serialize(body));
+  return http_->request("PUT", target, headers, to_text(body));
 }
 
 HttpResponse LocalApi::del(std::string_view target) {
@@ -162,13 +162,13 @@ std::string LocalApi::create_model(const std::string& session_id, std::int64_t m
   const json::value result = call("/api/v1/create_model", body);
   const std::string expected_id = session_id + ":train:" + std::to_string(model_seq_id);
   if (string_field(result, "model_id") != expected_id || string_field(result, "type") != "create_model") {
-    throw std::runtime_error("create_model result " + serialize(result) + " is not for " + expected_id);
+    throw std::runtime_error("create_model result " + to_text(result) + " is not for " + expected_id);
   }
   return expected_id;
 }
 
 std::string LocalApi::submit(std::string_view target, const json::value& body, const HeaderList& extra) {
-  return submit_raw(target, serialize(body), json_type, extra);
+  return submit_raw(target, to_text(body), json_type, extra);
 }
 
 std::string LocalApi::submit_raw(std::string_view target, std::string body, std::string_view content_type,
@@ -183,7 +183,7 @@ HttpResponse LocalApi::poll(const std::string& request_id, bool allow_metadata_o
   body["request_id"] = request_id;
   body["allow_metadata_only"] = allow_metadata_only;
   HeaderList headers = auth({{"Content-Type", "application/json"}, {"Accept", std::string(accept)}});
-  return http_->request("POST", "/api/v1/retrieve_future", headers, serialize(body));
+  return http_->request("POST", "/api/v1/retrieve_future", headers, to_text(body));
 }
 
 HttpResponse LocalApi::await_response(const std::string& request_id, std::string_view accept, bool allow_metadata_only,

@@ -13,7 +13,7 @@ namespace json = boost::json;
 
 static_assert(std::endian::native == std::endian::little, "the byte helpers assume a little-endian host");
 
-std::string serialize(const json::value& value) {
+std::string to_text(const json::value& value) {
   return json::serialize(value);
 }
 

@@ -21,7 +21,7 @@ namespace tinker::local::test {
 
 using Tokens = std::vector<std::int64_t>;
 
-std::string serialize(const boost::json::value& value);
+std::string to_text(const boost::json::value& value);
 
 // ---- JSON requests (spec 9.1 - 9.3, 8.7) ----------------------------------------------------
 
