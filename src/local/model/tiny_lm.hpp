@@ -91,8 +91,16 @@ class LoraState {
   /// corrupt data). With `load_optimizer` false the optimizer state starts fresh.
   static LoraState deserialize(const BaseModel& base, std::string_view bytes, bool load_optimizer);
 
-  /// The adapters in PEFT naming, for the checkpoint archive's adapter_model.safetensors.
+  /// The adapters in PEFT naming, for the checkpoint archive's adapter_model.safetensors:
+  /// "<module>.lora_A.weight" [rank, in] and "<module>.lora_B.weight" [out, rank] per adapted
+  /// matrix, modules base_model.model.model.layers.0.self_attn.{q,v}_proj (train_attn),
+  /// base_model.model.model.layers.0.mlp.{up,down}_proj (train_mlp), base_model.model.lm_head
+  /// (train_unembed). The update is delta W = (lora_alpha() / rank) * B A.
   std::vector<NamedTensor> export_adapters() const;
+  /// PEFT `lora_alpha` for adapter_config.json (the scale is lora_alpha / rank).
+  double lora_alpha() const noexcept;
+  /// PEFT `target_modules` for adapter_config.json, e.g. {"q_proj", "v_proj", "lm_head"}.
+  std::vector<std::string> target_modules() const;
 
   class Impl;
   Impl& impl() noexcept { return *impl_; }
