@@ -11,7 +11,7 @@ namespace {
 
 namespace json = boost::json;
 
-using Auth = LocalServerTest;
+using HttpApiAuth = LocalServerTest;
 
 json::object create_session_body() {
   json::object body;
@@ -74,17 +74,17 @@ std::vector<std::string> split_jwt(const std::string& jwt) {
   return parts;
 }
 
-TEST_F(Auth, MissingKeyIs401) {
+TEST_F(HttpApiAuth, MissingKeyIs401) {
   const HttpResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), std::nullopt);
   EXPECT_TRUE(is_error(response, 401));
 }
 
-TEST_F(Auth, AnyTmlKeyIsAcceptedByDefault) {
+TEST_F(HttpApiAuth, AnyTmlKeyIsAcceptedByDefault) {
   EXPECT_EQ(post_with_key(api(), "/api/v1/create_session", create_session_body(), "tml-anything-goes").status, 200);
   EXPECT_EQ(post_with_key(api(), "/api/v1/create_session", create_session_body(), "tml-another-one").status, 200);
 }
 
-TEST_F(Auth, KeyWithoutTmlPrefixIs401AndNotEchoed) {
+TEST_F(HttpApiAuth, KeyWithoutTmlPrefixIs401AndNotEchoed) {
   const std::string key = "sk-not-a-tinker-key-9f8e7d6c";
   const HttpResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), key);
   EXPECT_TRUE(is_error(response, 401));
@@ -92,7 +92,7 @@ TEST_F(Auth, KeyWithoutTmlPrefixIs401AndNotEchoed) {
   EXPECT_TRUE(never_mentions(response, "9f8e7d6c"));
 }
 
-TEST_F(Auth, OnlyListedKeysAreAcceptedWhenGiven) {
+TEST_F(HttpApiAuth, OnlyListedKeysAreAcceptedWhenGiven) {
   options.api_keys = {"tml-the-only-good-key"};
   EXPECT_EQ(post_with_key(api(), "/api/v1/create_session", create_session_body(), "tml-the-only-good-key").status, 200);
   const std::string wrong = "tml-wrong-secret-5a4b3c2d1e";
@@ -102,7 +102,7 @@ TEST_F(Auth, OnlyListedKeysAreAcceptedWhenGiven) {
   EXPECT_TRUE(never_mentions(response, "5a4b3c2d1e"));
 }
 
-TEST_F(Auth, RestAndFutureEndpointsRequireTheKeyToo) {
+TEST_F(HttpApiAuth, RestAndFutureEndpointsRequireTheKeyToo) {
   EXPECT_TRUE(is_error(api().http().request("GET", "/api/v1/training_runs", {}), 401));
   json::object poll;
   poll["request_id"] = "req-x";
@@ -110,7 +110,7 @@ TEST_F(Auth, RestAndFutureEndpointsRequireTheKeyToo) {
   EXPECT_TRUE(is_error(post_with_key(api(), "/api/v1/retrieve_future", poll, std::nullopt), 401));
 }
 
-TEST_F(Auth, OwnershipFollowsTheKey) {
+TEST_F(HttpApiAuth, OwnershipFollowsTheKey) {
   const std::string session = api().create_session();
   const std::string model = api().create_model(session);
   // Another key is another principal: the run is not visible to it (spec 19.6 "404 otherwise").
@@ -119,7 +119,7 @@ TEST_F(Auth, OwnershipFollowsTheKey) {
   EXPECT_EQ(api().get("/api/v1/training_runs/" + model + "?access_scope=owned").status, 200);
 }
 
-TEST_F(Auth, JwtModeMintsATokenWithTheSpecClaims) {
+TEST_F(HttpApiAuth, JwtModeMintsATokenWithTheSpecClaims) {
   options.client_config.pjwt_auth_enabled = true;
   options.jwt_lifetime = std::chrono::seconds(1800);
   const json::value flags = api().post("/api/v1/client/config", json::object{{"sdk_version", "0.25.0"}}).json();
@@ -150,7 +150,7 @@ TEST_F(Auth, JwtModeMintsATokenWithTheSpecClaims) {
   EXPECT_TRUE(never_mentions(response, test_api_key));
 }
 
-TEST_F(Auth, MintedJwtAuthenticatesAsTheSamePrincipalUntilItExpires) {
+TEST_F(HttpApiAuth, MintedJwtAuthenticatesAsTheSamePrincipalUntilItExpires) {
   options.client_config.pjwt_auth_enabled = true;
   options.jwt_lifetime = std::chrono::seconds(600);
   const std::string jwt = string_field(api().post("/api/v1/auth/token", json::object{}).json(), "jwt");

@@ -11,7 +11,7 @@ namespace {
 
 namespace json = boost::json;
 
-class Checkpoints : public LocalServerTest {
+class HttpApiCheckpoints : public LocalServerTest {
  protected:
   void SetUp() override {
     session = api().create_session();
@@ -57,7 +57,7 @@ class Checkpoints : public LocalServerTest {
   const std::vector<Tokens> batch{{41, 42, 43, 44, 45, 46}, {51, 52, 53, 54}};
 };
 
-TEST_F(Checkpoints, SaveWeightsAnswersTheTinkerPathAndListsTheCheckpoint) {
+TEST_F(HttpApiCheckpoints, SaveWeightsAnswersTheTinkerPathAndListsTheCheckpoint) {
   const HttpResponse response = model->save_weights("step-1");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
@@ -84,7 +84,7 @@ TEST_F(Checkpoints, SaveWeightsAnswersTheTinkerPathAndListsTheCheckpoint) {
   }
 }
 
-TEST_F(Checkpoints, SaveWeightsWithTtlExpires) {
+TEST_F(HttpApiCheckpoints, SaveWeightsWithTtlExpires) {
   ASSERT_EQ(model->save_weights("short", 600).status, 200);
   const json::value listed = find_checkpoint("weights/short");
   ASSERT_FALSE(listed.is_null());
@@ -96,7 +96,7 @@ TEST_F(Checkpoints, SaveWeightsWithTtlExpires) {
   EXPECT_TRUE(is_error(info, 404));
 }
 
-TEST_F(Checkpoints, SaveWeightsNameCollisionNeedsOverwrite) {
+TEST_F(HttpApiCheckpoints, SaveWeightsNameCollisionNeedsOverwrite) {
   ASSERT_NO_THROW(model->save("same"));
   const HttpResponse collision = model->save_weights("same");
   if (collision.status == 200) {
@@ -112,7 +112,7 @@ TEST_F(Checkpoints, SaveWeightsNameCollisionNeedsOverwrite) {
   EXPECT_EQ(string_field(overwritten.json(), "path"), "tinker://" + model->id() + "/weights/same");
 }
 
-TEST_F(Checkpoints, SaveWeightsRejectsBadNames) {
+TEST_F(HttpApiCheckpoints, SaveWeightsRejectsBadNames) {
   for (const char* name : {"a/b", ""}) {
     const HttpResponse response = model->save_weights(name);
     if (response.status == 200) {
@@ -123,7 +123,7 @@ TEST_F(Checkpoints, SaveWeightsRejectsBadNames) {
   }
 }
 
-TEST_F(Checkpoints, LoadWeightsIntoAnExistingModelRestoresTheWeights) {
+TEST_F(HttpApiCheckpoints, LoadWeightsIntoAnExistingModelRestoresTheWeights) {
   for (int i = 0; i < 2; ++i) model->train_step(batch, 1e-2);
   const std::string path = model->save("trained");
   const auto trained = model->forward_logprobs(batch);
@@ -141,7 +141,7 @@ TEST_F(Checkpoints, LoadWeightsIntoAnExistingModelRestoresTheWeights) {
   EXPECT_EQ(fresh.forward_logprobs(batch), trained);
 }
 
-TEST_F(Checkpoints, CreateViaLoadMakesAModelWithTheCheckpointsWeightsAndConfig) {
+TEST_F(HttpApiCheckpoints, CreateViaLoadMakesAModelWithTheCheckpointsWeightsAndConfig) {
   model->train_step(batch, 1e-2);
   const std::string path = model->save("for-create");
   const auto trained = model->forward_logprobs(batch);
@@ -153,7 +153,7 @@ TEST_F(Checkpoints, CreateViaLoadMakesAModelWithTheCheckpointsWeightsAndConfig) 
   EXPECT_EQ(string_field(info, "model_name"), tiny_model);
 }
 
-TEST_F(Checkpoints, OptimizerStateIsRestoredOnlyWhenAsked) {
+TEST_F(HttpApiCheckpoints, OptimizerStateIsRestoredOnlyWhenAsked) {
   for (int i = 0; i < 3; ++i) model->train_step(batch, 1e-2);
   const std::string path = model->save("with-moments");
   // Continue the original for one step; a model loaded with its optimizer state must follow it
@@ -170,7 +170,7 @@ TEST_F(Checkpoints, OptimizerStateIsRestoredOnlyWhenAsked) {
   EXPECT_NE(without_optimizer->forward_logprobs(batch), continued);
 }
 
-TEST_F(Checkpoints, SamplerCheckpointCannotBeLoadedForTraining) {
+TEST_F(HttpApiCheckpoints, SamplerCheckpointCannotBeLoadedForTraining) {
   const std::string sampler_path = model->save_for_sampler("only-for-sampling");
   json::object body = load_body(sampler_path, false);
   body["session_id"] = session;
@@ -183,7 +183,7 @@ TEST_F(Checkpoints, SamplerCheckpointCannotBeLoadedForTraining) {
   }
 }
 
-TEST_F(Checkpoints, LoadOfAMissingCheckpointFails) {
+TEST_F(HttpApiCheckpoints, LoadOfAMissingCheckpointFails) {
   json::object body = load_body("tinker://" + model->id() + "/weights/never-saved", false);
   body["model_id"] = model->id();
   body["seq_id"] = model->next_seq();
@@ -195,7 +195,7 @@ TEST_F(Checkpoints, LoadOfAMissingCheckpointFails) {
   }
 }
 
-TEST_F(Checkpoints, NamedSamplerSaveIsAPersistentSamplerCheckpoint) {
+TEST_F(HttpApiCheckpoints, NamedSamplerSaveIsAPersistentSamplerCheckpoint) {
   const std::string path = model->save_for_sampler("sampler-a");
   EXPECT_EQ(path, "tinker://" + model->id() + "/sampler_weights/sampler-a");
   const json::value listed = find_checkpoint("sampler_weights/sampler-a");
@@ -211,7 +211,7 @@ TEST_F(Checkpoints, NamedSamplerSaveIsAPersistentSamplerCheckpoint) {
   EXPECT_EQ(field(sampled, "sequences").as_array().size(), 1u);
 }
 
-TEST_F(Checkpoints, EphemeralSamplerSaveYieldsASamplingSession) {
+TEST_F(HttpApiCheckpoints, EphemeralSamplerSaveYieldsASamplingSession) {
   model->train_step(batch, 1e-2);
   const std::string sampler = model->save_for_sampler_ephemeral(1);
   EXPECT_EQ(sampler, session + ":sample:1");

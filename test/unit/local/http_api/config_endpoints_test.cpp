@@ -12,7 +12,7 @@ namespace {
 
 namespace json = boost::json;
 
-using ConfigEndpoints = LocalServerTest;
+using HttpApiConfigEndpoints = LocalServerTest;
 
 json::object sdk_version_body() {
   json::object body;
@@ -20,19 +20,19 @@ json::object sdk_version_body() {
   return body;
 }
 
-TEST_F(ConfigEndpoints, HealthzAnswersStatusOk) {
+TEST_F(HttpApiConfigEndpoints, HealthzAnswersStatusOk) {
   const HttpResponse response = api().get("/api/v1/healthz");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(response.json(), json::parse(R"({"status":"ok"})"));
 }
 
-TEST_F(ConfigEndpoints, ConnectionIsKeptAlive) {
+TEST_F(HttpApiConfigEndpoints, ConnectionIsKeptAlive) {
   for (int i = 0; i < 5; ++i) ASSERT_EQ(api().get("/api/v1/healthz").status, 200);
   EXPECT_EQ(api().http().connections_opened(), 1);
 }
 
-TEST_F(ConfigEndpoints, CapabilitiesListTheDefaultCatalogue) {
+TEST_F(HttpApiConfigEndpoints, CapabilitiesListTheDefaultCatalogue) {
   const HttpResponse response = api().get("/api/v1/get_server_capabilities");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
@@ -48,7 +48,7 @@ TEST_F(ConfigEndpoints, CapabilitiesListTheDefaultCatalogue) {
   EXPECT_EQ(found.size(), 3u);
 }
 
-TEST_F(ConfigEndpoints, CapabilitiesFollowAConfiguredCatalogue) {
+TEST_F(HttpApiConfigEndpoints, CapabilitiesFollowAConfiguredCatalogue) {
   options.catalogue.clear();
   options.catalogue.emplace_back("acme/tiny-a", 512);
   options.catalogue.emplace_back("acme/tiny-b", 1024);
@@ -60,7 +60,7 @@ TEST_F(ConfigEndpoints, CapabilitiesFollowAConfiguredCatalogue) {
   EXPECT_EQ(string_field(models[1], "model_name"), "acme/tiny-b");
 }
 
-TEST_F(ConfigEndpoints, ClientConfigHasTheDefaultFlags) {
+TEST_F(HttpApiConfigEndpoints, ClientConfigHasTheDefaultFlags) {
   const HttpResponse response = api().post("/api/v1/client/config", sdk_version_body());
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
@@ -76,7 +76,7 @@ TEST_F(ConfigEndpoints, ClientConfigHasTheDefaultFlags) {
   EXPECT_EQ(field(flags, "sample_max_concurrent_requests").to_number<std::int64_t>(), 2000);
 }
 
-TEST_F(ConfigEndpoints, ClientConfigFollowsTheConfiguredFlags) {
+TEST_F(HttpApiConfigEndpoints, ClientConfigFollowsTheConfiguredFlags) {
   options.client_config.proto_compress_fwdbwd = true;
   options.client_config.parallel_fwdbwd_chunks = false;
   options.client_config.create_model_via_load_weights = true;
@@ -93,26 +93,26 @@ TEST_F(ConfigEndpoints, ClientConfigFollowsTheConfiguredFlags) {
   EXPECT_EQ(field(flags, "use_pyqwest_transport"), json::value(false));
 }
 
-TEST_F(ConfigEndpoints, DynamicConfigAnswersTheRefreshInterval) {
+TEST_F(HttpApiConfigEndpoints, DynamicConfigAnswersTheRefreshInterval) {
   const HttpResponse response = api().post("/api/v1/client/dynamic_config", sdk_version_body());
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(field(response.json(), "refresh_interval_sec").to_number<std::int64_t>(), 300);
 }
 
-TEST_F(ConfigEndpoints, DynamicConfigIntervalIsConfigurable) {
+TEST_F(HttpApiConfigEndpoints, DynamicConfigIntervalIsConfigurable) {
   options.client_config.dynamic_refresh_interval_sec = 42;
   EXPECT_EQ(field(api().post("/api/v1/client/dynamic_config", sdk_version_body()).json(), "refresh_interval_sec")
                 .to_number<std::int64_t>(),
             42);
 }
 
-TEST_F(ConfigEndpoints, DynamicConfigCanBeSwitchedOffWith404) {
+TEST_F(HttpApiConfigEndpoints, DynamicConfigCanBeSwitchedOffWith404) {
   options.client_config.dynamic_config_enabled = false;
   EXPECT_TRUE(is_error(api().post("/api/v1/client/dynamic_config", sdk_version_body()), 404));
 }
 
-TEST_F(ConfigEndpoints, TelemetryIsAccepted) {
+TEST_F(HttpApiConfigEndpoints, TelemetryIsAccepted) {
   // Shape the Python SDK sends (spec 8.11, 15), including a null inside event_data (spec 1.4).
   const json::value body = json::parse(R"({
     "events": [

@@ -10,7 +10,7 @@ namespace {
 
 namespace json = boost::json;
 
-using Errors = LocalServerTest;
+using HttpApiErrors = LocalServerTest;
 
 json::object create_model_body() {
   return json::parse(R"({"model_seq_id": 0, "base_model": "tinker-local/tiny-lm",
@@ -19,7 +19,7 @@ json::object create_model_body() {
       .as_object();
 }
 
-TEST_F(Errors, MissingFieldIsNamed) {
+TEST_F(HttpApiErrors, MissingFieldIsNamed) {
   const std::string session = api().create_session();
   json::object body = create_model_body();
   body["session_id"] = session;
@@ -35,7 +35,7 @@ TEST_F(Errors, MissingFieldIsNamed) {
                               "request_id"));
 }
 
-TEST_F(Errors, WrongTypeIsNamed) {
+TEST_F(HttpApiErrors, WrongTypeIsNamed) {
   const std::string session = api().create_session();
   json::object body = create_model_body();
   body["session_id"] = session;
@@ -48,7 +48,7 @@ TEST_F(Errors, WrongTypeIsNamed) {
   EXPECT_TRUE(is_client_error(api().post("/api/v1/create_model", rank), "rank"));
 }
 
-TEST_F(Errors, NestedFieldErrorsNameTheField) {
+TEST_F(HttpApiErrors, NestedFieldErrorsNameTheField) {
   const std::string session = api().create_session();
   const std::string model = api().create_model(session);
   json::object optim = optim_step_body(model, 1, 1e-3);
@@ -71,19 +71,19 @@ TEST_F(Errors, NestedFieldErrorsNameTheField) {
   EXPECT_TRUE(is_client_error(api().post("/api/v1/forward_backward", bad_tokens), "tokens"));
 }
 
-TEST_F(Errors, BodyThatIsNotJsonIs4xx) {
+TEST_F(HttpApiErrors, BodyThatIsNotJsonIs4xx) {
   const HttpResponse response = api().post_raw("/api/v1/create_session", "{not json", json_type);
   EXPECT_TRUE(is_client_error(response));
 }
 
-TEST_F(Errors, UnknownFieldsAndNullsInMetadataAreAccepted) {
+TEST_F(HttpApiErrors, UnknownFieldsAndNullsInMetadataAreAccepted) {
   const json::value body = json::parse(R"({"tags": [], "user_metadata": {"note": null, "n": 1},
       "sdk_version": "0.25.0", "type": "create_session", "some_future_field": {"x": [1, 2]}})");
   const HttpResponse response = api().post("/api/v1/create_session", body);
   EXPECT_EQ(response.status, 200) << response.describe();
 }
 
-TEST_F(Errors, IntegerLiteralsAreAcceptedForFloatFields) {
+TEST_F(HttpApiErrors, IntegerLiteralsAreAcceptedForFloatFields) {
   const std::string session = api().create_session();
   const std::string model = api().create_model(session);
   json::object optim = optim_step_body(model, 1, 1e-3);
@@ -96,7 +96,7 @@ TEST_F(Errors, IntegerLiteralsAreAcceptedForFloatFields) {
   (void)api().await_json(string_field(response.json(), "request_id"));
 }
 
-TEST_F(Errors, OversizeBodyIs413) {
+TEST_F(HttpApiErrors, OversizeBodyIs413) {
   options.max_request_body = 4096;
   const std::string body = R"({"tags": [], "user_metadata": {"pad": ")" + std::string(10000, 'x') +
                            R"("}, "sdk_version": "0.25.0", "type": "create_session"})";
@@ -108,13 +108,13 @@ TEST_F(Errors, OversizeBodyIs413) {
   EXPECT_EQ(api().get("/api/v1/healthz").status, 200);
 }
 
-TEST_F(Errors, UnknownPathIs404) {
+TEST_F(HttpApiErrors, UnknownPathIs404) {
   EXPECT_TRUE(is_error(api().get("/api/v1/no_such_endpoint"), 404));
   EXPECT_TRUE(is_error(api().post("/api/v1/no_such_endpoint", json::object{}), 404));
   EXPECT_TRUE(is_error(api().get("/somewhere/else"), 404));
 }
 
-TEST_F(Errors, UnknownIdsAre404) {
+TEST_F(HttpApiErrors, UnknownIdsAre404) {
   EXPECT_TRUE(
       is_error(api().post("/api/v1/get_info", json::object{{"model_id", "nope:train:0"}, {"type", "get_info"}}), 404));
   EXPECT_TRUE(is_error(api().post("/api/v1/retrieve_future",
@@ -128,7 +128,7 @@ TEST_F(Errors, UnknownIdsAre404) {
   EXPECT_TRUE(is_error(api().get("/api/v1/sessions/no-such-session"), 404));
 }
 
-TEST_F(Errors, EveryErrorCarriesContentLength) {
+TEST_F(HttpApiErrors, EveryErrorCarriesContentLength) {
   // Spec 7.1: a 400 without Content-Length looks like a proxy fault to the Python SDK.
   const HttpResponse response = api().post_raw("/api/v1/create_session", "[]", json_type);
   ASSERT_GE(response.status, 400);

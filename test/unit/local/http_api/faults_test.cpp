@@ -15,7 +15,7 @@ namespace {
 namespace json = boost::json;
 using std::chrono::milliseconds;
 
-class Faults : public LocalServerTest {
+class HttpApiFaults : public LocalServerTest {
  protected:
   static FaultRule status_on(std::string endpoint, int status, std::vector<std::int64_t> calls) {
     FaultRule rule(std::move(endpoint), FaultKind::status);
@@ -45,7 +45,7 @@ class Faults : public LocalServerTest {
   }
 };
 
-TEST_F(Faults, Status429WithRetryAfterSeconds) {
+TEST_F(HttpApiFaults, Status429WithRetryAfterSeconds) {
   FaultRule rule = status_on("healthz", 429, {1});
   rule.retry_after = RetryAfterForm::seconds;
   rule.retry_after_value = milliseconds(2000);
@@ -58,7 +58,7 @@ TEST_F(Faults, Status429WithRetryAfterSeconds) {
   EXPECT_EQ(healthz().status, 200);
 }
 
-TEST_F(Faults, Status429WithRetryAfterHttpDate) {
+TEST_F(HttpApiFaults, Status429WithRetryAfterHttpDate) {
   FaultRule rule = status_on("healthz", 429, {1});
   rule.retry_after = RetryAfterForm::http_date;
   rule.retry_after_value = milliseconds(30000);
@@ -73,7 +73,7 @@ TEST_F(Faults, Status429WithRetryAfterHttpDate) {
   EXPECT_LE(ahead, 32);
 }
 
-TEST_F(Faults, Status429WithRetryAfterMilliseconds) {
+TEST_F(HttpApiFaults, Status429WithRetryAfterMilliseconds) {
   FaultRule rule = status_on("healthz", 429, {1});
   rule.retry_after = RetryAfterForm::milliseconds;
   rule.retry_after_value = milliseconds(1500);
@@ -84,7 +84,7 @@ TEST_F(Faults, Status429WithRetryAfterMilliseconds) {
   EXPECT_DOUBLE_EQ(std::stod(*limited.header("retry-after-ms")), 1500.0);
 }
 
-TEST_F(Faults, EachStatusFaultAnswersItsStatusWithADetail) {
+TEST_F(HttpApiFaults, EachStatusFaultAnswersItsStatusWithADetail) {
   const std::vector<int> statuses{408, 500, 502, 503, 504, 400, 402};
   for (std::size_t i = 0; i < statuses.size(); ++i) {
     options.faults.push_back(status_on("healthz", statuses[i], {static_cast<std::int64_t>(i + 1)}));
@@ -97,7 +97,7 @@ TEST_F(Faults, EachStatusFaultAnswersItsStatusWithADetail) {
   EXPECT_EQ(healthz().status, 200);
 }
 
-TEST_F(Faults, ResetBeforeTheResponse) {
+TEST_F(HttpApiFaults, ResetBeforeTheResponse) {
   options.faults = {kind_on("healthz", FaultKind::reset_before, {1})};
   const RawResult raw = api().http().send_raw(raw_get("/api/v1/healthz"));
   EXPECT_TRUE(raw.received.empty()) << raw.received;
@@ -105,7 +105,7 @@ TEST_F(Faults, ResetBeforeTheResponse) {
   EXPECT_EQ(healthz().status, 200);
 }
 
-TEST_F(Faults, ResetMidBody) {
+TEST_F(HttpApiFaults, ResetMidBody) {
   options.faults = {kind_on("get_server_capabilities", FaultKind::reset_mid_body, {1})};
   const RawResult raw = api().http().send_raw(raw_get("/api/v1/get_server_capabilities"));
   ASSERT_EQ(raw.received.rfind("HTTP/1.1 200", 0), 0u) << raw.received;
@@ -116,7 +116,7 @@ TEST_F(Faults, ResetMidBody) {
   EXPECT_EQ(api().get("/api/v1/get_server_capabilities").status, 200);
 }
 
-TEST_F(Faults, TruncatedBodyIsSeenByAnHttpClient) {
+TEST_F(HttpApiFaults, TruncatedBodyIsSeenByAnHttpClient) {
   options.faults = {kind_on("get_server_capabilities", FaultKind::truncated_body, {1})};
   const ExchangeResult result = api().http().exchange("GET", "/api/v1/get_server_capabilities", api().auth());
   EXPECT_TRUE(result.error) << result.response.describe();
@@ -126,7 +126,7 @@ TEST_F(Faults, TruncatedBodyIsSeenByAnHttpClient) {
   EXPECT_FALSE(next.error) << next.error.message();
 }
 
-TEST_F(Faults, TruncatedBodyDeclaresTheFullLength) {
+TEST_F(HttpApiFaults, TruncatedBodyDeclaresTheFullLength) {
   options.faults = {kind_on("healthz", FaultKind::truncated_body, {1})};
   const RawResult raw = api().http().send_raw(raw_get("/api/v1/healthz"));
   const auto [declared, received] = declared_and_received(raw.received);
@@ -135,7 +135,7 @@ TEST_F(Faults, TruncatedBodyDeclaresTheFullLength) {
   EXPECT_TRUE(raw.closed_by_peer());
 }
 
-TEST_F(Faults, DelayHoldsTheRequest) {
+TEST_F(HttpApiFaults, DelayHoldsTheRequest) {
   FaultRule rule = kind_on("healthz", FaultKind::delay, {1});
   rule.delay = milliseconds(300);
   options.faults = {rule};
@@ -144,7 +144,7 @@ TEST_F(Faults, DelayHoldsTheRequest) {
   EXPECT_GE(std::chrono::steady_clock::now() - started, milliseconds(280));
 }
 
-TEST_F(Faults, MalformedJson) {
+TEST_F(HttpApiFaults, MalformedJson) {
   options.faults = {kind_on("healthz", FaultKind::malformed_json, {1})};
   const HttpResponse response = healthz();
   EXPECT_EQ(response.status, 200);
@@ -152,7 +152,7 @@ TEST_F(Faults, MalformedJson) {
   EXPECT_TRUE(is_json_answer(healthz()));
 }
 
-TEST_F(Faults, Gone410OnRetrieveFuture) {
+TEST_F(HttpApiFaults, Gone410OnRetrieveFuture) {
   options.faults = {status_on("retrieve_future", 410, {1})};
   const std::string session = api().create_session();  // create_model's future is polled below
   json::object body{{"session_id", session}, {"model_seq_id", 0}, {"base_model", tiny_model}, {"type", "create_model"}};
@@ -161,7 +161,7 @@ TEST_F(Faults, Gone410OnRetrieveFuture) {
   EXPECT_NO_THROW(api().await_json(request_id));
 }
 
-TEST_F(Faults, PausedQueueStatesAppearInTryAgain) {
+TEST_F(HttpApiFaults, PausedQueueStatesAppearInTryAgain) {
   for (const char* state : {"paused_capacity", "paused_rate_limit"}) {
     FaultRule rule = kind_on("create_model", FaultKind::pause_queue, {1});
     rule.queue_state = state;
@@ -180,14 +180,14 @@ TEST_F(Faults, PausedQueueStatesAppearInTryAgain) {
   }
 }
 
-TEST_F(Faults, WildcardMatchesEveryApiEndpoint) {
+TEST_F(HttpApiFaults, WildcardMatchesEveryApiEndpoint) {
   options.faults = {status_on("*", 503, {1, 2})};
   EXPECT_TRUE(is_error(healthz(), 503));
   EXPECT_TRUE(is_error(api().get("/api/v1/get_server_capabilities"), 503));
   EXPECT_EQ(healthz().status, 200);
 }
 
-TEST_F(Faults, MaxFiresBoundsAProbabilisticRule) {
+TEST_F(HttpApiFaults, MaxFiresBoundsAProbabilisticRule) {
   FaultRule rule = status_on("healthz", 500, {});
   rule.probability = 1.0;
   rule.max_fires = 2;
@@ -205,7 +205,7 @@ std::string fault_pattern(LocalApi& api, int requests) {
   return pattern;
 }
 
-TEST_F(Faults, ProbabilityIsReproducibleFromTheSeed) {
+TEST_F(HttpApiFaults, ProbabilityIsReproducibleFromTheSeed) {
   FaultRule rule = status_on("healthz", 503, {});
   rule.probability = 0.5;
   options.faults = {rule};
@@ -218,12 +218,12 @@ TEST_F(Faults, ProbabilityIsReproducibleFromTheSeed) {
   EXPECT_NE(fault_pattern(restart(), 48), first);
 }
 
-TEST_F(Faults, ScheduleFiresOnExactlyTheListedCalls) {
+TEST_F(HttpApiFaults, ScheduleFiresOnExactlyTheListedCalls) {
   options.faults = {status_on("healthz", 502, {2, 4, 5})};
   EXPECT_EQ(fault_pattern(api(), 7), ".X.XX..");
 }
 
-TEST_F(Faults, SetOverAdminEndpointAndRecordedInTheAudit) {
+TEST_F(HttpApiFaults, SetOverAdminEndpointAndRecordedInTheAudit) {
   const json::value rules = json::parse(R"({"rules": [
       {"endpoint": "healthz", "kind": "status", "status": 503, "on_calls": [1],
        "retry_after": "seconds", "retry_after_ms": 3000}]})");
@@ -245,7 +245,7 @@ TEST_F(Faults, SetOverAdminEndpointAndRecordedInTheAudit) {
   EXPECT_EQ(healthz().status, 200);
 }
 
-TEST_F(Faults, SetFaultsInProcessReplacesTheRules) {
+TEST_F(HttpApiFaults, SetFaultsInProcessReplacesTheRules) {
   EXPECT_EQ(healthz().status, 200);
   api().server().set_faults({status_on("healthz", 504, {1})});
   EXPECT_EQ(healthz().status, 504);
@@ -253,7 +253,7 @@ TEST_F(Faults, SetFaultsInProcessReplacesTheRules) {
   EXPECT_EQ(healthz().status, 200);
 }
 
-TEST_F(Faults, FailedTrainingSubmitsAreNeverLostNorAppliedTwice) {
+TEST_F(HttpApiFaults, FailedTrainingSubmitsAreNeverLostNorAppliedTwice) {
   options.faults = {status_on("forward_backward", 503, {1}), kind_on("forward_backward", FaultKind::reset_before, {2}),
                     kind_on("optim_step", FaultKind::reset_mid_body, {1})};
   const std::string session = api().create_session();

@@ -16,7 +16,7 @@ namespace json = boost::json;
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-class Futures : public LocalServerTest {
+class HttpApiFutures : public LocalServerTest {
  protected:
   void start() {
     session = api().create_session();
@@ -40,7 +40,7 @@ class Futures : public LocalServerTest {
   std::string model;
 };
 
-TEST_F(Futures, PendingPollIsHeldThenAnswersTryAgain) {
+TEST_F(HttpApiFutures, PendingPollIsHeldThenAnswersTryAgain) {
   options.long_poll_hold = milliseconds(400);
   start();
   const std::string request_id = held_future();
@@ -57,7 +57,7 @@ TEST_F(Futures, PendingPollIsHeldThenAnswersTryAgain) {
   EXPECT_LT(took.count(), 5000);
 }
 
-TEST_F(Futures, PollOfACompleteFutureIsNotHeld) {
+TEST_F(HttpApiFutures, PollOfACompleteFutureIsNotHeld) {
   options.long_poll_hold = milliseconds(3000);
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
@@ -68,7 +68,7 @@ TEST_F(Futures, PollOfACompleteFutureIsNotHeld) {
   EXPECT_LT(elapsed_since(started).count(), 1500);
 }
 
-TEST_F(Futures, HeldPollWakesUpWhenTheFutureCompletes) {
+TEST_F(HttpApiFutures, HeldPollWakesUpWhenTheFutureCompletes) {
   options.long_poll_hold = milliseconds(5000);
   start();
   const std::string request_id = held_future();
@@ -88,7 +88,7 @@ TEST_F(Futures, HeldPollWakesUpWhenTheFutureCompletes) {
   EXPECT_LT(took.count(), 4500) << "the held poll was not woken by completion";
 }
 
-TEST_F(Futures, TryAgainAs408CarriesTheQueueState) {
+TEST_F(HttpApiFutures, TryAgainAs408CarriesTheQueueState) {
   options.try_again_as_408 = true;
   start();
   const std::string request_id = held_future();
@@ -98,12 +98,12 @@ TEST_F(Futures, TryAgainAs408CarriesTheQueueState) {
   EXPECT_EQ(string_field(response.json(), "queue_state"), "active");
 }
 
-TEST_F(Futures, UnknownRequestIdIs404) {
+TEST_F(HttpApiFutures, UnknownRequestIdIs404) {
   start();
   EXPECT_TRUE(is_error(api().poll("req-00000000-0000-4000-8000-000000000000"), 404));
 }
 
-TEST_F(Futures, FailedFutureAnswersErrorAndCategory) {
+TEST_F(HttpApiFutures, FailedFutureAnswersErrorAndCategory) {
   start();
   json::object datum = cross_entropy_datum({5, 6, 7, 8});
   datum["loss_fn_inputs"].as_object()["target_tokens"] = int64_tensor({6, 7});
@@ -120,7 +120,7 @@ TEST_F(Futures, FailedFutureAnswersErrorAndCategory) {
   EXPECT_NE(string_field(body, "error").find("target_tokens"), std::string::npos) << response.body;
 }
 
-TEST_F(Futures, LargeResultAnswersCompleteMetadataFirst) {
+TEST_F(HttpApiFutures, LargeResultAnswersCompleteMetadataFirst) {
   options.inline_payload_limit = 16;
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
@@ -139,14 +139,14 @@ TEST_F(Futures, LargeResultAnswersCompleteMetadataFirst) {
   EXPECT_TRUE(output.ParseFromString(payload.body));
 }
 
-TEST_F(Futures, SmallResultIsAnsweredInline) {
+TEST_F(HttpApiFutures, SmallResultIsAnsweredInline) {
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
   const HttpResponse response = api().await_response(request_id, json_type, true);
   EXPECT_TRUE(field(response.json(), "loss_fn_outputs").is_array()) << response.body;
 }
 
-TEST_F(Futures, CompletedResultCanBeRetrievedRepeatedly) {
+TEST_F(HttpApiFutures, CompletedResultCanBeRetrievedRepeatedly) {
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
   const HttpResponse first = api().await_response(request_id);
@@ -155,7 +155,7 @@ TEST_F(Futures, CompletedResultCanBeRetrievedRepeatedly) {
   EXPECT_EQ(first.body, second.body);
 }
 
-TEST_F(Futures, ResultsAreEvictedAfterRetentionWith410) {
+TEST_F(HttpApiFutures, ResultsAreEvictedAfterRetentionWith410) {
   options.result_retention = std::chrono::seconds(1);
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));

@@ -14,7 +14,7 @@ namespace {
 
 namespace json = boost::json;
 
-class ModelBehaviour : public LocalServerTest {
+class HttpApiModelBehaviour : public LocalServerTest {
  protected:
   void SetUp() override {
     session = api().create_session();
@@ -49,7 +49,7 @@ std::vector<std::vector<std::int64_t>> tokens_of(const json::value& result) {
   return out;
 }
 
-TEST_F(ModelBehaviour, SameSeedSameOutputDifferentSeedsDiffer) {
+TEST_F(HttpApiModelBehaviour, SameSeedSameOutputDifferentSeedsDiffer) {
   const json::value first = sample(base_sampler, prompt, 4, 12, 1.0, 1234);
   const json::value again = sample(base_sampler, prompt, 4, 12, 1.0, 1234);
   const json::value other = sample(base_sampler, prompt, 4, 12, 1.0, 1235);
@@ -61,7 +61,7 @@ TEST_F(ModelBehaviour, SameSeedSameOutputDifferentSeedsDiffer) {
   EXPECT_FALSE(std::all_of(samples.begin(), samples.end(), [&](const auto& s) { return s == samples[0]; }));
 }
 
-TEST_F(ModelBehaviour, ContextChangesTheNextTokenDistribution) {
+TEST_F(HttpApiModelBehaviour, ContextChangesTheNextTokenDistribution) {
   json::object a = sample_body(base_sampler, next_sample_seq++, {30, 31, 32}, 1, 1, 1.0, 1);
   json::object b = sample_body(base_sampler, next_sample_seq++, {90, 91, 32}, 1, 1, 1.0, 1);
   a["topk_prompt_logprobs"] = 5;
@@ -72,7 +72,7 @@ TEST_F(ModelBehaviour, ContextChangesTheNextTokenDistribution) {
   EXPECT_NE(top_a, top_b);
 }
 
-TEST_F(ModelBehaviour, TemperatureZeroIsTheArgmax) {
+TEST_F(HttpApiModelBehaviour, TemperatureZeroIsTheArgmax) {
   const json::value greedy = sample(base_sampler, prompt, 2, 6, 0.0, std::nullopt);
   const auto sequences = tokens_of(greedy);
   ASSERT_EQ(sequences.size(), 2u);
@@ -92,7 +92,7 @@ TEST_F(ModelBehaviour, TemperatureZeroIsTheArgmax) {
   }
 }
 
-TEST_F(ModelBehaviour, SampledLogprobsMatchTrainingLogprobs) {
+TEST_F(HttpApiModelBehaviour, SampledLogprobsMatchTrainingLogprobs) {
   TrainingModel model(api(), api().create_model(session, 0, 4));
   model.train_step(corpus_sequences(2, 10), 1e-2);
   const std::string sampler = model.save_for_sampler_ephemeral(1);
@@ -111,7 +111,7 @@ TEST_F(ModelBehaviour, SampledLogprobsMatchTrainingLogprobs) {
   }
 }
 
-TEST_F(ModelBehaviour, TrainingChangesTheModelsLogprobs) {
+TEST_F(HttpApiModelBehaviour, TrainingChangesTheModelsLogprobs) {
   TrainingModel model(api(), api().create_model(session, 0, 4));
   const std::vector<Tokens> batch = corpus_sequences(2, 12);
   const auto base = model.forward_logprobs(batch);
@@ -131,7 +131,7 @@ TEST_F(ModelBehaviour, TrainingChangesTheModelsLogprobs) {
   EXPECT_EQ(prompt_logprobs(base_sampler, batch[0]), base_prompt);
 }
 
-TEST_F(ModelBehaviour, CrossEntropyLossHalvesWithinThirtySteps) {
+TEST_F(HttpApiModelBehaviour, CrossEntropyLossHalvesWithinThirtySteps) {
   TrainingModel model(api(), api().create_model(session, 0, 8));
   const std::vector<Tokens> batch = corpus_sequences(4, 16);
   std::vector<double> losses;
@@ -142,7 +142,7 @@ TEST_F(ModelBehaviour, CrossEntropyLossHalvesWithinThirtySteps) {
   EXPECT_LT(losses[15], losses.front()) << trace;
 }
 
-TEST_F(ModelBehaviour, SaveRestartLoadGivesBitIdenticalLogprobs) {
+TEST_F(HttpApiModelBehaviour, SaveRestartLoadGivesBitIdenticalLogprobs) {
   TrainingModel model(api(), api().create_model(session, 0, 4));
   const std::vector<Tokens> batch = corpus_sequences(3, 9);
   for (int i = 0; i < 3; ++i) model.train_step(batch, 1e-2);

@@ -14,7 +14,7 @@ namespace {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-using Models = LocalServerTest;
+using HttpApiModels = LocalServerTest;
 
 json::object create_model_body(const std::string& session, std::int64_t seq, std::string_view base_model, int rank) {
   json::object body = json::parse(R"({"lora_config": {"train_unembed": true, "train_mlp": true, "train_attn": false},
@@ -27,7 +27,7 @@ json::object create_model_body(const std::string& session, std::int64_t seq, std
   return body;
 }
 
-TEST_F(Models, CreateModelAnswersATicketThenTheModelId) {
+TEST_F(HttpApiModels, CreateModelAnswersATicketThenTheModelId) {
   const std::string session = api().create_session();
   const HttpResponse ticket = api().post("/api/v1/create_model", create_model_body(session, 0, tiny_model, 8));
   ASSERT_EQ(ticket.status, 200) << ticket.describe();
@@ -48,7 +48,7 @@ TEST_F(Models, CreateModelAnswersATicketThenTheModelId) {
   EXPECT_EQ(api().create_model(session, 1), session + ":train:1");
 }
 
-TEST_F(Models, RepeatedModelSeqIdReturnsTheSameTicket) {
+TEST_F(HttpApiModels, RepeatedModelSeqIdReturnsTheSameTicket) {
   const std::string session = api().create_session();
   const json::object body = create_model_body(session, 0, tiny_model, 4);
   const std::string first = api().submit("/api/v1/create_model", body);
@@ -57,7 +57,7 @@ TEST_F(Models, RepeatedModelSeqIdReturnsTheSameTicket) {
   EXPECT_NO_THROW(api().await_json(first));
 }
 
-TEST_F(Models, UnknownBaseModelFailsTheFutureWithCategoryUser) {
+TEST_F(HttpApiModels, UnknownBaseModelFailsTheFutureWithCategoryUser) {
   const std::string session = api().create_session();
   const HttpResponse ticket = api().post("/api/v1/create_model", create_model_body(session, 0, "acme/unknown", 4));
   if (ticket.status != 200) {
@@ -70,7 +70,7 @@ TEST_F(Models, UnknownBaseModelFailsTheFutureWithCategoryUser) {
   EXPECT_NE(string_field(failure, "error").find("acme/unknown"), std::string::npos) << to_text(failure);
 }
 
-TEST_F(Models, GetInfoReportsTheModelAndItsTokenizer) {
+TEST_F(HttpApiModels, GetInfoReportsTheModelAndItsTokenizer) {
   const std::string session = api().create_session();
   ASSERT_NO_THROW(api().call("/api/v1/create_model", create_model_body(session, 0, "Qwen/Qwen3-8B", 8)));
   const std::string model = session + ":train:0";
@@ -98,7 +98,7 @@ TEST_F(Models, GetInfoReportsTheModelAndItsTokenizer) {
   EXPECT_TRUE(fs::equivalent(api().server().tokenizer_file(), repo / "snapshots" / revision / "tokenizer.model"));
 }
 
-TEST_F(Models, UnloadModelThenItsOperationsFail) {
+TEST_F(HttpApiModels, UnloadModelThenItsOperationsFail) {
   const std::string session = api().create_session();
   const std::string model = api().create_model(session);
   const json::value unloaded =

@@ -11,9 +11,9 @@ namespace {
 
 namespace json = boost::json;
 
-class NullModel : public LocalServerTest {
+class HttpApiNullModel : public LocalServerTest {
  protected:
-  NullModel() { options.null_model = true; }
+  HttpApiNullModel() { options.null_model = true; }
   void SetUp() override {
     session = api().create_session();
     model = std::make_unique<TrainingModel>(api(), api().create_model(session));
@@ -22,7 +22,7 @@ class NullModel : public LocalServerTest {
   std::unique_ptr<TrainingModel> model;
 };
 
-TEST_F(NullModel, ForwardBackwardResultsAreCorrectlySized) {
+TEST_F(HttpApiNullModel, ForwardBackwardResultsAreCorrectlySized) {
   const std::vector<Tokens> batch{{1, 2, 3, 4, 5, 6}, {7, 8}, {9, 10, 11}};
   const json::value output = model->forward_backward(batch);
   EXPECT_EQ(string_field(output, "loss_fn_output_type"), "ArrayRecord");
@@ -44,7 +44,7 @@ TEST_F(NullModel, ForwardBackwardResultsAreCorrectlySized) {
   }
 }
 
-TEST_F(NullModel, OptimAndCheckpointsComplete) {
+TEST_F(HttpApiNullModel, OptimAndCheckpointsComplete) {
   const json::value optim = model->optim_step(1e-3);
   EXPECT_FALSE(optim.as_object().contains("error"));
   EXPECT_EQ(model->save("null-ckpt"), "tinker://" + model->id() + "/weights/null-ckpt");
@@ -52,7 +52,7 @@ TEST_F(NullModel, OptimAndCheckpointsComplete) {
   EXPECT_EQ(model->save_for_sampler_ephemeral(1), session + ":sample:1");
 }
 
-TEST_F(NullModel, SampleResultsAreCorrectlySized) {
+TEST_F(HttpApiNullModel, SampleResultsAreCorrectlySized) {
   const std::string sampler = create_sampling_session(api(), session, 0, std::string(tiny_model), std::nullopt);
   const Tokens prompt{3, 4, 5, 6};
   json::object body = sample_body(sampler, 0, prompt, 3, 5, 1.0, 1);
@@ -83,7 +83,7 @@ TEST_F(NullModel, SampleResultsAreCorrectlySized) {
   }
 }
 
-TEST_F(NullModel, OrderingIsStillAudited) {
+TEST_F(HttpApiNullModel, OrderingIsStillAudited) {
   const std::string third = api().submit("/api/v1/optim_step", optim_step_body(model->id(), 3, 1e-3));
   json::array data;
   data.emplace_back(cross_entropy_datum({1, 2, 3}));

@@ -15,7 +15,7 @@ namespace {
 
 namespace json = boost::json;
 
-class Ordering : public LocalServerTest {
+class HttpApiOrdering : public LocalServerTest {
  protected:
   void SetUp() override {
     session = api().create_session();
@@ -46,7 +46,7 @@ class Ordering : public LocalServerTest {
   std::string model;
 };
 
-TEST_F(Ordering, ShuffledConcurrentArrivalIsAppliedInSeqOrderExactlyOnce) {
+TEST_F(HttpApiOrdering, ShuffledConcurrentArrivalIsAppliedInSeqOrderExactlyOnce) {
   constexpr std::int64_t op_count = 18;
   constexpr int connections = 4;
   std::vector<std::int64_t> order(op_count);
@@ -107,7 +107,7 @@ TEST_F(Ordering, ShuffledConcurrentArrivalIsAppliedInSeqOrderExactlyOnce) {
   EXPECT_EQ(sorted_arrivals, expected);
 }
 
-TEST_F(Ordering, RepeatedSeqIdReturnsTheSameTicketAndRunsOnce) {
+TEST_F(HttpApiOrdering, RepeatedSeqIdReturnsTheSameTicketAndRunsOnce) {
   const std::string first = api().submit(op_target(1), op_body(1));
   const std::string again = api().submit(op_target(1), op_body(1));
   EXPECT_EQ(first, again);
@@ -117,7 +117,7 @@ TEST_F(Ordering, RepeatedSeqIdReturnsTheSameTicketAndRunsOnce) {
   EXPECT_EQ(integers(field(audited_model(), "applied_seq_ids")), (std::vector<std::int64_t>{1, 2}));
 }
 
-TEST_F(Ordering, LaterSeqIdIsHeldUntilTheGapIsFilled) {
+TEST_F(HttpApiOrdering, LaterSeqIdIsHeldUntilTheGapIsFilled) {
   const std::string third = api().submit(op_target(3), op_body(3));
   const std::string second = api().submit(op_target(2), op_body(2));
   const HttpResponse pending = api().poll(third);
@@ -131,7 +131,7 @@ TEST_F(Ordering, LaterSeqIdIsHeldUntilTheGapIsFilled) {
   EXPECT_EQ(integers(field(audited_model(), "applied_seq_ids")), (std::vector<std::int64_t>{1, 2, 3}));
 }
 
-TEST_F(Ordering, SeqIdZeroOrNegativeIs400) {
+TEST_F(HttpApiOrdering, SeqIdZeroOrNegativeIs400) {
   for (std::int64_t seq : {0, -1, -100}) {
     json::object fwd = op_body(1);
     fwd["seq_id"] = seq;

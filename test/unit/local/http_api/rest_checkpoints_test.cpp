@@ -17,7 +17,7 @@ namespace {
 
 namespace json = boost::json;
 
-class RestCheckpoints : public LocalServerTest {
+class HttpApiRestCheckpoints : public LocalServerTest {
  protected:
   void SetUp() override {
     session = api().create_session();
@@ -48,7 +48,7 @@ class RestCheckpoints : public LocalServerTest {
   std::unique_ptr<TrainingModel> model;
 };
 
-TEST_F(RestCheckpoints, RunCheckpointsListBothKinds) {
+TEST_F(HttpApiRestCheckpoints, RunCheckpointsListBothKinds) {
   (void)model->save("w1");
   (void)model->save_for_sampler("s1");
   const HttpResponse response = api().get(run_path() + "/checkpoints");
@@ -63,7 +63,7 @@ TEST_F(RestCheckpoints, RunCheckpointsListBothKinds) {
   EXPECT_EQ(string_field(s1, "tinker_path"), "tinker://" + model->id() + "/sampler_weights/s1");
 }
 
-TEST_F(RestCheckpoints, UserCheckpointsAreNewestFirstWithACursor) {
+TEST_F(HttpApiRestCheckpoints, UserCheckpointsAreNewestFirstWithACursor) {
   (void)model->save("c1");
   (void)model->save("c2");
   (void)model->save_for_sampler("c3");
@@ -83,7 +83,7 @@ TEST_F(RestCheckpoints, UserCheckpointsAreNewestFirstWithACursor) {
   EXPECT_EQ(string_field(field(rest, "checkpoints").as_array()[0], "checkpoint_id"), "weights/c1");
 }
 
-TEST_F(RestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
+TEST_F(HttpApiRestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
   const std::string path = model->save("doomed");
   EXPECT_EQ(as_other_user("DELETE", run_path() + "/checkpoints/weights/doomed").status, 404);
   const HttpResponse deleted = api().del(run_path() + "/checkpoints/weights/doomed");
@@ -107,7 +107,7 @@ TEST_F(RestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
   EXPECT_TRUE(found) << audit.body;
 }
 
-TEST_F(RestCheckpoints, PublishAndUnpublishFollowThe409Rules) {
+TEST_F(HttpApiRestCheckpoints, PublishAndUnpublishFollowThe409Rules) {
   const std::string path = model->save("shared");
   const std::string target = run_path() + "/checkpoints/weights/shared/publish";
   const json::value info_request{{"tinker_path", path}};
@@ -128,7 +128,7 @@ TEST_F(RestCheckpoints, PublishAndUnpublishFollowThe409Rules) {
   EXPECT_EQ(as_other_user("POST", "/api/v1/weights_info", to_text(info_request)).status, 404);
 }
 
-TEST_F(RestCheckpoints, TtlCanBeSetClearedAndMustBePositive) {
+TEST_F(HttpApiRestCheckpoints, TtlCanBeSetClearedAndMustBePositive) {
   (void)model->save("ttl");
   const std::string target = run_path() + "/checkpoints/weights/ttl/ttl";
   EXPECT_LT(api().put(target, json::object{{"ttl_seconds", 86400}}).status, 300);
@@ -142,7 +142,7 @@ TEST_F(RestCheckpoints, TtlCanBeSetClearedAndMustBePositive) {
   EXPECT_TRUE(is_error(api().put(run_path() + "/checkpoints/weights/none/ttl", json::object{{"ttl_seconds", 5}}), 404));
 }
 
-TEST_F(RestCheckpoints, WeightsInfoDescribesTheRun) {
+TEST_F(HttpApiRestCheckpoints, WeightsInfoDescribesTheRun) {
   const std::string path = model->save("info");
   const HttpResponse response = api().post("/api/v1/weights_info", json::object{{"tinker_path", path}});
   ASSERT_EQ(response.status, 200) << response.describe();
@@ -174,7 +174,7 @@ std::string run_command(const std::string& command) {
   return out;
 }
 
-class Archive : public RestCheckpoints {
+class HttpApiArchive : public HttpApiRestCheckpoints {
  protected:
   /// GETs the archive URL without auth and checks the tar with the system `tar`.
   void check_download(const std::string& url, int rank) {
@@ -213,7 +213,7 @@ class Archive : public RestCheckpoints {
   }
 };
 
-TEST_F(Archive, ArchiveRedirectsToATarServedByTheServer) {
+TEST_F(HttpApiArchive, ArchiveRedirectsToATarServedByTheServer) {
   (void)model->save_for_sampler("export");
   const HttpResponse response = api().get(run_path() + "/checkpoints/sampler_weights/export/archive");
   ASSERT_EQ(response.status, 302) << response.describe();
@@ -224,19 +224,19 @@ TEST_F(Archive, ArchiveRedirectsToATarServedByTheServer) {
   check_download(location, 4);
 }
 
-TEST_F(Archive, TrainingCheckpointArchiveToo) {
+TEST_F(HttpApiArchive, TrainingCheckpointArchiveToo) {
   (void)model->save("export-w");
   const HttpResponse response = api().get(run_path() + "/checkpoints/weights/export-w/archive");
   ASSERT_EQ(response.status, 302) << response.describe();
   check_download(response.header("Location").value_or(""), 4);
 }
 
-class ArchiveBuilding : public Archive {
+class HttpApiArchiveBuilding : public HttpApiArchive {
  protected:
-  ArchiveBuilding() { options.archive_building_polls = 2; }
+  HttpApiArchiveBuilding() { options.archive_building_polls = 2; }
 };
 
-TEST_F(ArchiveBuilding, ArchiveAnswers503WhileBuilding) {
+TEST_F(HttpApiArchiveBuilding, ArchiveAnswers503WhileBuilding) {
   (void)model->save_for_sampler("slow");
   const std::string target = run_path() + "/checkpoints/sampler_weights/slow/archive";
   EXPECT_EQ(api().get(target).status, 503);
@@ -244,12 +244,12 @@ TEST_F(ArchiveBuilding, ArchiveAnswers503WhileBuilding) {
   EXPECT_EQ(api().get(target).status, 302);
 }
 
-class ArchiveJson : public Archive {
+class HttpApiArchiveJson : public HttpApiArchive {
  protected:
-  ArchiveJson() { options.archive_json_form = true; }
+  HttpApiArchiveJson() { options.archive_json_form = true; }
 };
 
-TEST_F(ArchiveJson, ArchiveJsonForm) {
+TEST_F(HttpApiArchiveJson, ArchiveJsonForm) {
   (void)model->save_for_sampler("json");
   const HttpResponse response = api().get(run_path() + "/checkpoints/sampler_weights/json/archive");
   ASSERT_EQ(response.status, 200) << response.describe();
@@ -258,7 +258,7 @@ TEST_F(ArchiveJson, ArchiveJsonForm) {
   check_download(string_field(response.json(), "url"), 4);
 }
 
-TEST_F(Archive, DownloadUrlExpires) {
+TEST_F(HttpApiArchive, DownloadUrlExpires) {
   (void)model->save_for_sampler("expiring");
   const std::string location =
       api().get(run_path() + "/checkpoints/sampler_weights/expiring/archive").header("Location").value_or("");
@@ -268,7 +268,7 @@ TEST_F(Archive, DownloadUrlExpires) {
   EXPECT_TRUE(gone.status == 404 || gone.status == 410) << gone.describe();
 }
 
-TEST_F(Archive, UnknownCheckpointArchiveIs404) {
+TEST_F(HttpApiArchive, UnknownCheckpointArchiveIs404) {
   EXPECT_TRUE(is_error(api().get(run_path() + "/checkpoints/weights/missing/archive"), 404));
 }
 

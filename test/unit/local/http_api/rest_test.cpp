@@ -14,7 +14,7 @@ namespace {
 
 namespace json = boost::json;
 
-using Rest = LocalServerTest;
+using HttpApiRest = LocalServerTest;
 
 std::string utc_hour(std::time_t t) {
   t -= t % 3600;
@@ -25,7 +25,7 @@ std::string utc_hour(std::time_t t) {
   return text;
 }
 
-TEST_F(Rest, TrainingRunsListPaginatesWithTotalCount) {
+TEST_F(HttpApiRest, TrainingRunsListPaginatesWithTotalCount) {
   const std::string session = api().create_session();
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) ids.push_back(api().create_model(session, i));
@@ -56,7 +56,7 @@ TEST_F(Rest, TrainingRunsListPaginatesWithTotalCount) {
   EXPECT_EQ(field(field(api().get("/api/v1/training_runs").json(), "cursor"), "limit").to_number<std::int64_t>(), 20);
 }
 
-TEST_F(Rest, TrainingRunHasEveryRequiredField) {
+TEST_F(HttpApiRest, TrainingRunHasEveryRequiredField) {
   const std::string session = api().create_session();
   TrainingModel model(api(), api().create_model(session, 0, 8));
   const std::string weights = model.save("w");
@@ -79,7 +79,7 @@ TEST_F(Rest, TrainingRunHasEveryRequiredField) {
   EXPECT_EQ(string_field(field(run, "last_sampler_checkpoint"), "tinker_path"), sampler);
 }
 
-TEST_F(Rest, LastRequestTimeMovesWithModelOps) {
+TEST_F(HttpApiRest, LastRequestTimeMovesWithModelOps) {
   const std::string session = api().create_session();
   TrainingModel model(api(), api().create_model(session));
   const std::string target = "/api/v1/training_runs/" + model.id() + "?access_scope=owned";
@@ -90,7 +90,7 @@ TEST_F(Rest, LastRequestTimeMovesWithModelOps) {
   EXPECT_GT(after, before);  // RFC 3339 UTC strings order like the times they name
 }
 
-TEST_F(Rest, TraceExportIsPendingThenReadyWithADownloadUrl) {
+TEST_F(HttpApiRest, TraceExportIsPendingThenReadyWithADownloadUrl) {
   options.trace_export_pending_polls = 2;
   const std::string session = api().create_session();
   const std::string target = "/api/v1/sessions/" + session + "/trace_export";
@@ -112,14 +112,14 @@ TEST_F(Rest, TraceExportIsPendingThenReadyWithADownloadUrl) {
   EXPECT_TRUE(is_error(api().get("/api/v1/sessions/no-such-session/trace_export"), 404));
 }
 
-TEST_F(Rest, AuditLogAnswersEntries) {
+TEST_F(HttpApiRest, AuditLogAnswersEntries) {
   const HttpResponse response = api().get("/api/v1/audit");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_TRUE(field(response.json(), "entries").is_array());
 }
 
-TEST_F(Rest, BillingUsageAcceptsAValidWindow) {
+TEST_F(HttpApiRest, BillingUsageAcceptsAValidWindow) {
   const std::time_t now = std::time(nullptr);
   const std::string target =
       "/api/v1/billing/usage/events?starting_on=" + utc_hour(now - 3 * 3600) + "&ending_before=" + utc_hour(now);
@@ -138,7 +138,7 @@ TEST_F(Rest, BillingUsageAcceptsAValidWindow) {
   }
 }
 
-TEST_F(Rest, BillingUsageValidatesItsWindow) {
+TEST_F(HttpApiRest, BillingUsageValidatesItsWindow) {
   const std::time_t now = std::time(nullptr);
   const std::string start = utc_hour(now - 3 * 3600);
   const std::string end = utc_hour(now);

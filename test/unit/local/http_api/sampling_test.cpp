@@ -16,7 +16,7 @@ namespace {
 
 namespace json = boost::json;
 
-class Sampling : public LocalServerTest {
+class HttpApiSampling : public LocalServerTest {
  protected:
   void SetUp() override {
     session = api().create_session();
@@ -31,7 +31,7 @@ class Sampling : public LocalServerTest {
   const Tokens prompt{17, 18, 19, 20, 21};
 };
 
-TEST_F(Sampling, JsonSampleResponseHasTheSpecShape) {
+TEST_F(HttpApiSampling, JsonSampleResponseHasTheSpecShape) {
   const HttpResponse ticket = api().post("/api/v1/asample", sample_body(sampler, next_seq++, prompt, 3, 6, 1.0, 5));
   ASSERT_EQ(ticket.status, 200) << ticket.describe();
   const HttpResponse response = api().await_response(string_field(ticket.json(), "request_id"));
@@ -63,7 +63,7 @@ TEST_F(Sampling, JsonSampleResponseHasTheSpecShape) {
   }
 }
 
-TEST_F(Sampling, PromptLogprobsAndTopKInJson) {
+TEST_F(HttpApiSampling, PromptLogprobsAndTopKInJson) {
   json::object body = sample_body(sampler, next_seq++, prompt, 1, 1, 1.0, 1);
   body["prompt_logprobs"] = true;
   body["topk_prompt_logprobs"] = 3;
@@ -94,7 +94,7 @@ TEST_F(Sampling, PromptLogprobsAndTopKInJson) {
   }
 }
 
-TEST_F(Sampling, ProtobufSampleResponse) {
+TEST_F(HttpApiSampling, ProtobufSampleResponse) {
   json::object body = sample_body(sampler, next_seq++, prompt, 2, 4, 1.0, 3);
   body["prompt_logprobs"] = true;
   body["topk_prompt_logprobs"] = 2;
@@ -135,7 +135,7 @@ TEST_F(Sampling, ProtobufSampleResponse) {
   EXPECT_EQ(static_cast<float>(number(field(as_json, "prompt_logprobs").as_array()[1])), prompt_logprobs[1]);
 }
 
-TEST_F(Sampling, StopTokenIdsEndTheSequence) {
+TEST_F(HttpApiSampling, StopTokenIdsEndTheSequence) {
   const json::value greedy = sample(sample_body(sampler, next_seq++, prompt, 1, 6, 0.0, std::nullopt));
   const std::vector<std::int64_t> tokens = integers(field(field(greedy, "sequences").as_array()[0], "tokens"));
   ASSERT_GE(tokens.size(), 2u);
@@ -152,7 +152,7 @@ TEST_F(Sampling, StopTokenIdsEndTheSequence) {
   EXPECT_EQ(got.size(), static_cast<std::size_t>(first_stop - tokens.begin()) + 1);
 }
 
-TEST_F(Sampling, StopStringsEndTheSequence) {
+TEST_F(HttpApiSampling, StopStringsEndTheSequence) {
   const json::value greedy = sample(sample_body(sampler, next_seq++, prompt, 1, 8, 0.0, std::nullopt));
   const std::vector<std::int64_t> tokens = integers(field(field(greedy, "sequences").as_array()[0], "tokens"));
   const auto tokenizer = ensure_tiny_tokenizer(shared_hf_hub_cache());
@@ -173,12 +173,12 @@ TEST_F(Sampling, StopStringsEndTheSequence) {
   EXPECT_LE(integers(field(s, "tokens")).size(), used);
 }
 
-class SamplingDefaults : public Sampling {
+class HttpApiSamplingDefaults : public HttpApiSampling {
  protected:
-  SamplingDefaults() { options.default_max_tokens = 3; }
+  HttpApiSamplingDefaults() { options.default_max_tokens = 3; }
 };
 
-TEST_F(SamplingDefaults, MissingMaxTokensUsesTheServerDefault) {
+TEST_F(HttpApiSamplingDefaults, MissingMaxTokensUsesTheServerDefault) {
   json::object body = sample_body(sampler, next_seq++, prompt, 2, 1, 1.0, 11);
   body["sampling_params"].as_object().erase("max_tokens");
   for (const json::value& s : field(sample(body), "sequences").as_array()) {
@@ -189,26 +189,26 @@ TEST_F(SamplingDefaults, MissingMaxTokensUsesTheServerDefault) {
   }
 }
 
-TEST_F(Sampling, IntegerLiteralsForFloatParamsAreAccepted) {
+TEST_F(HttpApiSampling, IntegerLiteralsForFloatParamsAreAccepted) {
   json::object body = sample_body(sampler, next_seq++, prompt, 1, 2, 1.0, 2);
   body["sampling_params"].as_object()["temperature"] = 1;
   body["sampling_params"].as_object()["top_p"] = 1;
   EXPECT_NO_THROW(sample(body));
 }
 
-TEST_F(Sampling, RepeatedSeqIdReturnsTheSameTicket) {
+TEST_F(HttpApiSampling, RepeatedSeqIdReturnsTheSameTicket) {
   const json::object body = sample_body(sampler, 7, prompt, 1, 2, 1.0, 2);
   EXPECT_EQ(api().submit("/api/v1/asample", body), api().submit("/api/v1/asample", body));
 }
 
-TEST_F(Sampling, UnknownSamplingSessionIs404) {
+TEST_F(HttpApiSampling, UnknownSamplingSessionIs404) {
   EXPECT_TRUE(
       is_error(api().post("/api/v1/asample", sample_body(session + ":sample:99", 0, prompt, 1, 2, 1.0, 1)), 404));
 }
 
-class SamplingBackpressure : public Sampling {
+class HttpApiSamplingBackpressure : public HttpApiSampling {
  protected:
-  SamplingBackpressure() {
+  HttpApiSamplingBackpressure() {
     options.sample_queue_limit = 1;
     // Hold every sample in a paused queue so they stay pending while the test submits more.
     FaultRule pause("asample", FaultKind::pause_queue);
@@ -219,7 +219,7 @@ class SamplingBackpressure : public Sampling {
   }
 };
 
-TEST_F(SamplingBackpressure, HeaderTurnsAFullQueueInto429) {
+TEST_F(HttpApiSamplingBackpressure, HeaderTurnsAFullQueueInto429) {
   int rejected = 0;
   std::vector<std::string> accepted;
   for (int i = 0; i < 4; ++i) {
@@ -239,7 +239,7 @@ TEST_F(SamplingBackpressure, HeaderTurnsAFullQueueInto429) {
   }
 }
 
-TEST_F(SamplingBackpressure, WithoutTheHeaderEverySampleIsQueued) {
+TEST_F(HttpApiSamplingBackpressure, WithoutTheHeaderEverySampleIsQueued) {
   std::vector<std::string> ids;
   for (int i = 0; i < 4; ++i)
     ids.push_back(api().submit("/api/v1/asample", sample_body(sampler, next_seq++, prompt, 1, 2, 1.0, 1)));

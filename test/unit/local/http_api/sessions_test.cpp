@@ -13,7 +13,7 @@ namespace {
 
 namespace json = boost::json;
 
-using Sessions = LocalServerTest;
+using HttpApiSessions = LocalServerTest;
 
 bool contains(const json::value& array, std::string_view id) {
   const json::array& items = array.as_array();
@@ -30,7 +30,7 @@ json::object sampling_session_body(const std::string& session, std::int64_t seq,
   return body;
 }
 
-TEST_F(Sessions, CreateSessionAnswersAUuidSessionId) {
+TEST_F(HttpApiSessions, CreateSessionAnswersAUuidSessionId) {
   const json::value body = json::parse(R"({"tags": ["a", "b"], "user_metadata": {"exp": "x"},
       "sdk_version": "0.25.0", "project_id": "proj-1", "type": "create_session"})");
   const HttpResponse response = api().post("/api/v1/create_session", body);
@@ -52,7 +52,7 @@ TEST_F(Sessions, CreateSessionAnswersAUuidSessionId) {
   EXPECT_NE(api().create_session(), id);
 }
 
-TEST_F(Sessions, HeartbeatAcknowledgesAKnownSession) {
+TEST_F(HttpApiSessions, HeartbeatAcknowledgesAKnownSession) {
   const std::string session = api().create_session();
   const HttpResponse response =
       api().post("/api/v1/session_heartbeat", json::object{{"session_id", session}, {"type", "session_heartbeat"}});
@@ -61,7 +61,7 @@ TEST_F(Sessions, HeartbeatAcknowledgesAKnownSession) {
   EXPECT_EQ(response.json(), json::parse(R"({"type":"session_heartbeat"})"));
 }
 
-TEST_F(Sessions, SessionWithoutHeartbeatExpires) {
+TEST_F(HttpApiSessions, SessionWithoutHeartbeatExpires) {
   options.session_expiry = std::chrono::seconds(30);
   const std::string session = api().create_session();
   const std::string kept = api().create_session();
@@ -79,7 +79,7 @@ TEST_F(Sessions, SessionWithoutHeartbeatExpires) {
   EXPECT_NO_THROW(api().create_model(kept));
 }
 
-TEST_F(Sessions, CreateSamplingSessionForABaseModel) {
+TEST_F(HttpApiSessions, CreateSamplingSessionForABaseModel) {
   const std::string session = api().create_session();
   const HttpResponse response =
       api().post("/api/v1/create_sampling_session", sampling_session_body(session, 0, tiny_model));
@@ -100,7 +100,7 @@ TEST_F(Sessions, CreateSamplingSessionForABaseModel) {
   EXPECT_EQ(string_field(sampler.json(), "base_model"), tiny_model);
 }
 
-TEST_F(Sessions, CreateSamplingSessionIsIdempotentAndConflictsOnDifferentParameters) {
+TEST_F(HttpApiSessions, CreateSamplingSessionIsIdempotentAndConflictsOnDifferentParameters) {
   const std::string session = api().create_session();
   ASSERT_EQ(api().post("/api/v1/create_sampling_session", sampling_session_body(session, 0, tiny_model)).status, 200);
   const HttpResponse same =
@@ -111,7 +111,7 @@ TEST_F(Sessions, CreateSamplingSessionIsIdempotentAndConflictsOnDifferentParamet
   EXPECT_TRUE(is_error(different, 409));
 }
 
-TEST_F(Sessions, CreateSamplingSessionValidatesItsTarget) {
+TEST_F(HttpApiSessions, CreateSamplingSessionValidatesItsTarget) {
   const std::string session = api().create_session();
   json::object neither;
   neither["session_id"] = session;
@@ -127,7 +127,7 @@ TEST_F(Sessions, CreateSamplingSessionValidatesItsTarget) {
       api().post("/api/v1/create_sampling_session", sampling_session_body(session, 1, "no-such/base-model"))));
 }
 
-TEST_F(Sessions, ListAndGetSessions) {
+TEST_F(HttpApiSessions, ListAndGetSessions) {
   const std::string first = api().create_session();
   const std::string second = api().create_session();
   const std::string model = api().create_model(second);
@@ -150,7 +150,7 @@ TEST_F(Sessions, ListAndGetSessions) {
   EXPECT_TRUE(field(api().get("/api/v1/sessions/" + first).json(), "training_run_ids").as_array().empty());
 }
 
-TEST_F(Sessions, AssignProject) {
+TEST_F(HttpApiSessions, AssignProject) {
   const std::string session = api().create_session();
   const HttpResponse ok = api().put("/api/v1/sessions/" + session + "/project", json::object{{"project_id", "proj-7"}});
   EXPECT_GE(ok.status, 200);

@@ -12,7 +12,7 @@ namespace {
 
 namespace json = boost::json;
 
-class Training : public LocalServerTest {
+class HttpApiTraining : public LocalServerTest {
  protected:
   void SetUp() override {
     session = api().create_session();
@@ -50,7 +50,7 @@ class Training : public LocalServerTest {
   const std::vector<Tokens> batch{{11, 12, 13, 14, 15}, {21, 22, 23}};
 };
 
-TEST_F(Training, ForwardBackwardJsonResultHasTheSpecShape) {
+TEST_F(HttpApiTraining, ForwardBackwardJsonResultHasTheSpecShape) {
   const HttpResponse result = api().await_response(submit_json(1, batch));
   ASSERT_EQ(result.status, 200) << result.describe();
   ASSERT_TRUE(is_json_answer(result));
@@ -79,7 +79,7 @@ TEST_F(Training, ForwardBackwardJsonResultHasTheSpecShape) {
   EXPECT_NEAR(number(field(metrics, "loss:sum")), -sum_of_logprobs, 1e-3 * std::max(1.0, -sum_of_logprobs));
 }
 
-TEST_F(Training, ProtobufAndZstdRequestsGiveTheSameResultAsJson) {
+TEST_F(HttpApiTraining, ProtobufAndZstdRequestsGiveTheSameResultAsJson) {
   // No optim_step between them: the weights are the same for all three.
   const auto from_json = logprobs_of(submit_json(1, batch));
   const auto from_proto = logprobs_of(submit_proto(2, batch, false, false));
@@ -88,19 +88,19 @@ TEST_F(Training, ProtobufAndZstdRequestsGiveTheSameResultAsJson) {
   EXPECT_EQ(from_json, from_zstd);
 }
 
-TEST_F(Training, BadZstdBodyIsAClientError) {
+TEST_F(HttpApiTraining, BadZstdBodyIsAClientError) {
   const std::string body = proto_forward_backward(model, 1, batch).SerializeAsString();
   const HttpResponse response =
       api().post_raw("/api/v1/forward_backward", body, protobuf_type, {{"Content-Encoding", "zstd"}});
   EXPECT_TRUE(is_client_error(response));
 }
 
-TEST_F(Training, GarbageProtobufIsAClientError) {
+TEST_F(HttpApiTraining, GarbageProtobufIsAClientError) {
   const HttpResponse response = api().post_raw("/api/v1/forward_backward", "\xff\xff\xff\x07garbage", protobuf_type);
   EXPECT_TRUE(is_client_error(response));
 }
 
-TEST_F(Training, ProtobufResultWhenAcceptAsksForIt) {
+TEST_F(HttpApiTraining, ProtobufResultWhenAcceptAsksForIt) {
   const std::string request_id = submit_json(1, batch);
   const HttpResponse proto = api().await_response(request_id, protobuf_type);
   ASSERT_EQ(proto.status, 200) << proto.describe();
@@ -136,7 +136,7 @@ TEST_F(Training, ProtobufResultWhenAcceptAsksForIt) {
   EXPECT_NEAR(number(field(field(as_json.json(), "metrics"), "loss:sum")), output.metrics().at("loss:sum"), 1e-6);
 }
 
-TEST_F(Training, AcceptListingProtobufFirstOrSecondGetsProtobuf) {
+TEST_F(HttpApiTraining, AcceptListingProtobufFirstOrSecondGetsProtobuf) {
   const std::string request_id = submit_json(1, batch);
   (void)api().await_response(request_id);
   for (const char* accept : {"application/x-protobuf, application/json", "application/json, application/x-protobuf"}) {
@@ -149,13 +149,13 @@ TEST_F(Training, AcceptListingProtobufFirstOrSecondGetsProtobuf) {
   EXPECT_TRUE(is_json_answer(plain));
 }
 
-TEST_F(Training, NonBulkResultsStayJsonEvenWhenProtobufIsAccepted) {
+TEST_F(HttpApiTraining, NonBulkResultsStayJsonEvenWhenProtobufIsAccepted) {
   const std::string request_id = api().submit("/api/v1/optim_step", optim_step_body(model, 1, 1e-3));
   const HttpResponse response = api().await_response(request_id, protobuf_type);
   EXPECT_TRUE(is_json_answer(response));
 }
 
-TEST_F(Training, OptimStepAppliesAccumulatedGradients) {
+TEST_F(HttpApiTraining, OptimStepAppliesAccumulatedGradients) {
   const auto before = logprobs_of(submit_json(1, batch));
   const HttpResponse step = api().await_response(api().submit("/api/v1/optim_step", optim_step_body(model, 2, 1e-2)));
   ASSERT_EQ(step.status, 200) << step.describe();
@@ -179,7 +179,7 @@ TEST_F(Training, OptimStepAppliesAccumulatedGradients) {
   EXPECT_GT(sum_after, sum_before);
 }
 
-TEST_F(Training, LegacyForwardComputesWithoutAccumulatingGradients) {
+TEST_F(HttpApiTraining, LegacyForwardComputesWithoutAccumulatingGradients) {
   const HttpResponse result = api().await_response(submit_json(1, batch, "/api/v1/forward", "forward_input"));
   ASSERT_EQ(result.status, 200) << result.describe();
   const auto first = json_logprobs(result.json());
@@ -190,13 +190,13 @@ TEST_F(Training, LegacyForwardComputesWithoutAccumulatingGradients) {
   EXPECT_EQ(logprobs_of(submit_json(3, batch, "/api/v1/forward", "forward_input")), first);
 }
 
-TEST_F(Training, ProtobufForwardOnlyDoesNotAccumulate) {
+TEST_F(HttpApiTraining, ProtobufForwardOnlyDoesNotAccumulate) {
   const auto first = logprobs_of(submit_proto(1, batch, true, false));
   (void)api().call("/api/v1/optim_step", optim_step_body(model, 2, 1e-2));
   EXPECT_EQ(logprobs_of(submit_proto(3, batch, true, false)), first);
 }
 
-TEST_F(Training, MismatchedLossInputFailsTheFutureNamingTheKey) {
+TEST_F(HttpApiTraining, MismatchedLossInputFailsTheFutureNamingTheKey) {
   json::object datum = cross_entropy_datum({5, 6, 7, 8});
   datum["loss_fn_inputs"].as_object()["weights"] = float32_tensor({1.0, 1.0});  // N is 3
   json::array data;
@@ -210,13 +210,13 @@ TEST_F(Training, MismatchedLossInputFailsTheFutureNamingTheKey) {
   EXPECT_NO_THROW(logprobs_of(submit_json(2, batch)));
 }
 
-TEST_F(Training, TokenOutsideTheVocabularyFailsWithCategoryUser) {
+TEST_F(HttpApiTraining, TokenOutsideTheVocabularyFailsWithCategoryUser) {
   const std::int64_t too_big = tiny_vocab_size() + 10;
   const json::value failure = api().await_failure(submit_json(1, {{5, too_big, 7}}));
   EXPECT_EQ(string_field(failure, "category"), "user");
 }
 
-TEST_F(Training, UnknownLossFunctionIsAUserError) {
+TEST_F(HttpApiTraining, UnknownLossFunctionIsAUserError) {
   const HttpResponse submit =
       api().post("/api/v1/forward_backward", forward_backward_body(model, 1, json_data(batch), "no_such_loss"));
   if (submit.status != 200) {
@@ -227,7 +227,7 @@ TEST_F(Training, UnknownLossFunctionIsAUserError) {
   EXPECT_EQ(string_field(failure, "category"), "user");
 }
 
-TEST_F(Training, EveryLossFunctionRunsWithItsInputs) {
+TEST_F(HttpApiTraining, EveryLossFunctionRunsWithItsInputs) {
   std::int64_t seq = 1;
   for (const char* loss : {"importance_sampling", "ppo", "cispo", "dro"}) {
     json::object datum = cross_entropy_datum({31, 32, 33, 34});
