@@ -130,5 +130,15 @@ TEST_F(HttpApiConfigEndpoints, TelemetryIsAccepted) {
   EXPECT_EQ(response.json(), json::parse(R"({"status":"accepted"})"));
 }
 
+TEST_F(HttpApiConfigEndpoints, ServesUnderAPathPrefix) {
+  options.path_prefix = "/services/tinker-local";
+  const std::string base = api().server().base_url();
+  EXPECT_EQ(base, "http://127.0.0.1:" + std::to_string(api().port()) + "/services/tinker-local");
+  const HttpResponse prefixed = api().get("/services/tinker-local/api/v1/healthz");
+  ASSERT_EQ(prefixed.status, 200) << prefixed.describe();
+  EXPECT_EQ(prefixed.json(), json::parse(R"({"status":"ok"})"));
+  EXPECT_EQ(api().get("/api/v1/healthz").status, 404);
+}
+
 }  // namespace
 }  // namespace tinker::local::test

@@ -224,9 +224,9 @@ TEST_F(HttpApiFaults, ScheduleFiresOnExactlyTheListedCalls) {
 }
 
 TEST_F(HttpApiFaults, SetOverAdminEndpointAndRecordedInTheAudit) {
-  const json::value rules = json::parse(R"({"rules": [
+  const json::value rules = json::parse(R"([
       {"endpoint": "healthz", "kind": "status", "status": 503, "on_calls": [1],
-       "retry_after": "seconds", "retry_after_ms": 3000}]})");
+       "retry_after": "seconds", "retry_after_ms": 3000}])");
   const HttpResponse set = api().post("/_admin/faults", rules);
   ASSERT_LT(set.status, 300) << set.describe();
   const HttpResponse faulted = healthz();
@@ -241,8 +241,33 @@ TEST_F(HttpApiFaults, SetOverAdminEndpointAndRecordedInTheAudit) {
   }
   EXPECT_TRUE(recorded) << "the fired fault is not named in the request record";
 
-  EXPECT_LT(api().post("/_admin/faults", json::parse(R"({"rules": []})")).status, 300);
+  EXPECT_LT(
+      api().post("/_admin/faults", json::parse(R"([{"endpoint": "healthz", "kind": "status", "status": 502}])")).status,
+      300);
+  // probability 0 and no schedule: never fires.
   EXPECT_EQ(healthz().status, 200);
+  EXPECT_LT(api()
+                .post("/_admin/faults", json::parse(R"([{"endpoint": "healthz", "kind": "status", "status": 502,
+                                                          "probability": 1.0}])"))
+                .status,
+            300);
+  EXPECT_EQ(healthz().status, 502);
+  EXPECT_LT(api().http().request("DELETE", "/_admin/faults", api().auth()).status, 300);
+  EXPECT_EQ(healthz().status, 200);
+  // A bad rule is refused naming the field.
+  EXPECT_TRUE(is_client_error(api().post("/_admin/faults", json::parse(R"([{"endpoint": "healthz", "kind": "nope"}])")),
+                              "kind"));
+}
+
+TEST_F(HttpApiFaults, ShouldRetryHeader) {
+  FaultRule yes = status_on("healthz", 500, {1});
+  yes.should_retry = true;
+  FaultRule no = status_on("healthz", 503, {2});
+  no.should_retry = false;
+  options.faults = {yes, no};
+  EXPECT_EQ(healthz().header("x-should-retry").value_or(""), "true");
+  EXPECT_EQ(healthz().header("x-should-retry").value_or(""), "false");
+  EXPECT_FALSE(healthz().header("x-should-retry").has_value());
 }
 
 TEST_F(HttpApiFaults, SetFaultsInProcessReplacesTheRules) {
