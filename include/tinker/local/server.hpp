@@ -90,6 +90,8 @@ class FaultRule {
   double probability = 0.0;
   std::vector<std::int64_t> on_calls;
   std::int64_t max_fires = -1;
+  /// For status faults: also send `x-should-retry: true|false` (spec 3.3); empty = no header.
+  std::optional<bool> should_retry;
 };
 
 class ServerOptions {
@@ -98,6 +100,9 @@ class ServerOptions {
 
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;  ///< 0 = ephemeral
+  /// Serve under this path prefix (spec 1.1/19.1), e.g. "/services/tinker"; base_url() includes
+  /// it. Empty = at the root.
+  std::string path_prefix;
   /// Sessions metadata and checkpoints live here. Empty = a fresh temporary directory, removed
   /// when the server is destroyed.
   std::filesystem::path data_dir;
@@ -129,6 +134,13 @@ class ServerOptions {
 
   std::uint64_t fault_seed = 1;
   std::vector<FaultRule> faults;
+
+  /// The arrival log keeps the newest this many requests (0 = unlimited), so a long benchmark
+  /// does not grow without bound; AuditReport::requests then starts at a later index.
+  std::size_t request_log_limit = 200'000;
+  /// A connection that sends no complete request head for this long is closed (idle keep-alive
+  /// connections included).
+  std::chrono::seconds idle_timeout{120};
 };
 
 /// One request as it arrived, for tests and the audit.
@@ -184,7 +196,7 @@ class Server {
   void wait_for_shutdown_signal();
 
   std::uint16_t port() const;
-  std::string base_url() const;  ///< "http://<host>:<port>"
+  std::string base_url() const;  ///< "http://<host>:<port><path_prefix>"
   const std::filesystem::path& data_dir() const;
   /// The tokenizer id `get_info` reports, and the file it was installed as.
   std::string tokenizer_id() const;

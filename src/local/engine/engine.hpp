@@ -27,6 +27,9 @@
 namespace tinker::local {
 
 class LocalTokenizer;
+namespace engine_detail {
+class Backend;
+}
 
 /// An error answered directly over HTTP: `{"detail": message}` with `status`.
 class HttpError : public std::runtime_error {
@@ -92,6 +95,10 @@ class Engine {
   /// in null-model mode.
   Engine(boost::asio::any_io_executor io, const ServerOptions& options,
          std::shared_ptr<const LocalTokenizer> tokenizer);
+  /// An engine over a given compute backend (src/local/engine/backend.hpp), for tests and tools;
+  /// options.null_model is ignored.
+  static std::unique_ptr<Engine> with_backend(boost::asio::any_io_executor io, const ServerOptions& options,
+                                              std::shared_ptr<engine_detail::Backend> backend);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -161,8 +168,12 @@ class Engine {
   /// Per model, the seq_ids applied in application order (the front end adds the arrival log).
   std::vector<ModelAudit> model_audit() const;
 
+  /// Telemetry events received so far (they are counted and the last few kept, not forwarded).
+  std::size_t telemetry_event_count() const noexcept;
+
  private:
   class Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,77 @@
+// LocalTokenizer: a loaded SentencePiece model behind a pimpl (the header stays free of
+// sentencepiece). SentencePieceProcessor's Encode/Decode are const and touch no mutable state
+// after loading, so one instance serves many threads without locking.
+#include "local/tokenizer/tokenizer_store.hpp"
+
+#include <tinker/error.hpp>
+
+#include <sentencepiece_processor.h>
+
+namespace tinker::local {
+
+class LocalTokenizer::Impl {
+ public:
+  std::string id;
+  std::filesystem::path model_file;
+  sentencepiece::SentencePieceProcessor processor;
+  int vocab_size = 0;
+};
+
+LocalTokenizer::LocalTokenizer() : impl_(std::make_unique<Impl>()) {}
+LocalTokenizer::~LocalTokenizer() = default;
+
+const std::string& LocalTokenizer::id() const noexcept {
+  return impl_->id;
+}
+const std::filesystem::path& LocalTokenizer::model_file() const noexcept {
+  return impl_->model_file;
+}
+int LocalTokenizer::vocab_size() const noexcept {
+  return impl_->vocab_size;
+}
+
+std::vector<TokenId> LocalTokenizer::encode(std::string_view text) const {
+  std::vector<int> ids;
+  const auto status = impl_->processor.Encode(text, &ids);
+  if (!status.ok()) {
+    throw tinker::error(errc::invalid_argument,
+                        "tokenizer " + impl_->id + ": cannot encode text: " + std::string(status.message()));
+  }
+  return std::vector<TokenId>(ids.begin(), ids.end());
+}
+
+std::string LocalTokenizer::decode(std::span<const TokenId> tokens) const {
+  std::vector<int> ids;
+  ids.reserve(tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] < 0 || tokens[i] >= impl_->vocab_size) {
+      throw tinker::error(errc::invalid_argument, "tokenizer " + impl_->id + ": tokens[" + std::to_string(i) + "] = " +
+                                                      std::to_string(tokens[i]) + " is outside the vocabulary [0, " +
+                                                      std::to_string(impl_->vocab_size) + ")");
+    }
+    ids.push_back(tokens[i]);
+  }
+  std::string text;
+  const auto status = impl_->processor.Decode(ids, &text);
+  if (!status.ok()) {
+    throw tinker::error(errc::invalid_argument,
+                        "tokenizer " + impl_->id + ": cannot decode tokens: " + std::string(status.message()));
+  }
+  return text;
+}
+
+std::shared_ptr<const LocalTokenizer> LocalTokenizer::load(std::string id, const std::filesystem::path& model_file) {
+  std::shared_ptr<LocalTokenizer> tokenizer(new LocalTokenizer());
+  Impl& impl = *tokenizer->impl_;
+  impl.id = std::move(id);
+  impl.model_file = model_file;
+  const auto status = impl.processor.Load(model_file.string());
+  if (!status.ok()) {
+    throw tinker::error(errc::invalid_configuration, "cannot load SentencePiece model " + model_file.string() + ": " +
+                                                         std::string(status.message()));
+  }
+  impl.vocab_size = impl.processor.GetPieceSize();
+  return tokenizer;
+}
+
+}  // namespace tinker::local
