@@ -4,5 +4,6 @@
 #include <tinker/codec.hpp>
 #include <tinker/config.hpp>
 #include <tinker/error.hpp>
+#include <tinker/tokenizer.hpp>
 #include <tinker/types.hpp>
 #include <tinker/version.hpp>
