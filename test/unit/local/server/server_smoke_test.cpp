@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 namespace tinker::local {
 namespace {
@@ -295,6 +296,43 @@ TEST(ServerLifecycleTest, TemporaryDataDirIsRemovedOnDestruction) {
     EXPECT_TRUE(std::filesystem::is_directory(dir));
   }
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(ServerLifecycleTest, StopEndsHeldLongPollsAndDelaysPromptly) {
+  ServerOptions options = null_model_options();
+  options.long_poll_hold = std::chrono::seconds(20);
+  FaultRule pause("create_model", FaultKind::pause_queue);
+  pause.delay = std::chrono::seconds(60);
+  pause.probability = 1.0;
+  FaultRule delay("healthz", FaultKind::delay);
+  delay.delay = std::chrono::seconds(60);
+  delay.probability = 1.0;
+  options.faults = {pause, delay};
+  Server server(std::move(options));
+  server.start();
+
+  RawClient c(server.port());
+  const RawResponse session =
+      c.request("POST", "/api/v1/create_session", R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0"})");
+  const std::string session_id(body_json(session).as_object().at("session_id").as_string());
+  const RawResponse ticket =
+      c.request("POST", "/api/v1/create_model",
+                R"({"session_id":")" + session_id + R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm"})");
+  const std::string request_id(body_json(ticket).as_object().at("request_id").as_string());
+  c.send("POST", "/api/v1/retrieve_future", R"({"request_id":")" + request_id + R"("})",
+         {"X-API-Key: tml-smoke-test", "Content-Type: application/json"});
+  RawClient delayed(server.port());
+  delayed.send("GET", "/api/v1/healthz");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // both requests are now held
+
+  const auto before = std::chrono::steady_clock::now();
+  server.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(3));
+  RawResponse response;
+  if (!c.try_receive(response)) {
+    EXPECT_EQ(response.result_int(), 200);  // answered try_again as the engine shut down
+  }
+  EXPECT_TRUE(delayed.try_receive(response));  // the delayed request is dropped
 }
 
 }  // namespace
