@@ -7,6 +7,7 @@
 #include <tinker/error.hpp>
 #include <tinker/local/server.hpp>
 
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
@@ -71,6 +72,14 @@ TEST_F(ServerSmokeTest, HealthzNeedsNoKeyAndCarriesTheStandardHeaders) {
   EXPECT_EQ(second.result_int(), 200);
   EXPECT_NE(second["x-request-id"], response["x-request-id"]);
   EXPECT_EQ(server_->base_url(), "http://127.0.0.1:" + std::to_string(server_->port()));
+  // HEAD: the GET answer's head, no body (Beast knows not to read one after HEAD).
+  c.send("HEAD", "/api/v1/healthz");
+  boost::beast::http::response_parser<boost::beast::http::empty_body> head_parser;
+  head_parser.skip(true);
+  boost::beast::flat_buffer buffer;
+  boost::beast::http::read(c.socket(), buffer, head_parser);
+  EXPECT_EQ(head_parser.get().result_int(), 200);
+  EXPECT_EQ(head_parser.get()["Content-Length"], "15");
 }
 
 TEST_F(ServerSmokeTest, MissingOrInvalidKeysAre401) {
