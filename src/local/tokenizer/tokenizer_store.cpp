@@ -225,6 +225,21 @@ std::shared_ptr<const LocalTokenizer> load_snapshot(const fs::path& repo, const 
   return LocalTokenizer::load(std::string(tiny_tokenizer_id), repo / "snapshots" / revision / model_file_name);
 }
 
+std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache) {
+  const fs::path repo = hub_cache / repo_folder_name;
+  const std::string fingerprint = detail::tiny_tokenizer_training_fingerprint();
+  if (const auto revision = installed_revision(repo, fingerprint)) return load_snapshot(repo, *revision);
+
+  make_directories(repo / "snapshots");
+  make_directories(repo / "refs");
+  const SnapshotFiles files = make_snapshot_files(fingerprint);
+  const std::string revision = detail::snapshot_revision(files);
+  install_snapshot(repo, revision, files);
+  read_verified_snapshot(repo, revision);  // whoever wrote it, it must be intact
+  point_main_at(repo, revision);
+  return load_snapshot(repo, revision);
+}
+
 }  // namespace
 
 std::string detail::snapshot_revision(const SnapshotFiles& files) {
@@ -253,18 +268,14 @@ fs::path default_hf_hub_cache() {
 }
 
 std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const fs::path& hub_cache) {
-  const fs::path repo = hub_cache / repo_folder_name;
-  const std::string fingerprint = detail::tiny_tokenizer_training_fingerprint();
-  if (const auto revision = installed_revision(repo, fingerprint)) return load_snapshot(repo, *revision);
-
-  make_directories(repo / "snapshots");
-  make_directories(repo / "refs");
-  const SnapshotFiles files = make_snapshot_files(fingerprint);
-  const std::string revision = detail::snapshot_revision(files);
-  install_snapshot(repo, revision, files);
-  read_verified_snapshot(repo, revision);  // whoever wrote it, it must be intact
-  point_main_at(repo, revision);
-  return load_snapshot(repo, revision);
+  if (hub_cache.empty()) {
+    throw tinker::error(errc::invalid_configuration, "the Hugging Face cache directory for the tokenizer is empty");
+  }
+  try {
+    return ensure_installed(hub_cache);
+  } catch (const fs::filesystem_error& e) {  // e.g. a directory we may not list
+    fail(e.path1(), e.code().message());
+  }
 }
 
 }  // namespace tinker::local

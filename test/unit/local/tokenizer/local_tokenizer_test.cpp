@@ -102,6 +102,7 @@ TEST_F(LocalTokenizerTest, RoundTripsArbitraryUtf8ThroughByteFallback) {
       "  leading spaces, trailing  double  spaces  ",
       "tabs\tand\nnewlines\r\n and control \x01\x7F bytes",
       " \xE2\x80\x94 em dash, 12345 digits, {\"json\": [1, 2]}",
+      std::string("embedded\0NUL", 12),
   };
   for (const std::string& text : texts) EXPECT_EQ(tokenizer().decode(tokenizer().encode(text)), text);
 
@@ -112,6 +113,58 @@ TEST_F(LocalTokenizerTest, RoundTripsArbitraryUtf8ThroughByteFallback) {
     EXPECT_GE(token, 3);
     EXPECT_LT(token, 3 + 256);
   }
+}
+
+// True if `text` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+bool is_valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    std::uint32_t code_point = 0;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if ((lead & 0xE0) == 0xC0) {
+      length = 2;
+      code_point = lead & 0x1Fu;
+    } else if ((lead & 0xF0) == 0xE0) {
+      length = 3;
+      code_point = lead & 0x0Fu;
+    } else if ((lead & 0xF8) == 0xF0) {
+      length = 4;
+      code_point = lead & 0x07u;
+    } else {
+      return false;
+    }
+    if (i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80) return false;
+      code_point = (code_point << 6) | (next & 0x3Fu);
+    }
+    static constexpr std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code_point < smallest[length] || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+      return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+TEST_F(LocalTokenizerTest, DecodesAnyTokenSequenceToValidUtf8) {
+  // Sampled tokens can split a character's bytes: decoding must still give valid UTF-8 (JSON needs it).
+  for (TokenId id = 0; id < tokenizer().vocab_size(); ++id) {
+    const std::vector<TokenId> one{id};
+    ASSERT_TRUE(is_valid_utf8(tokenizer().decode(one))) << "token " << id;
+  }
+  const auto bytes = tokenizer().encode("\xE6\x9D\xB1");  // three byte pieces
+  ASSERT_EQ(bytes.size(), 3u);
+  const std::vector<TokenId> truncated{bytes[0], bytes[1]};
+  const std::vector<TokenId> reordered{bytes[2], bytes[0], bytes[1], 300, 3 + 0xFF};
+  EXPECT_TRUE(is_valid_utf8(tokenizer().decode(truncated)));
+  EXPECT_TRUE(is_valid_utf8(tokenizer().decode(reordered)));
+  EXPECT_FALSE(is_valid_utf8("\xE6\x9D"));  // the checker itself rejects a truncated character
 }
 
 TEST_F(LocalTokenizerTest, TokensOfConsecutiveChunksConcatenate) {

@@ -208,6 +208,10 @@ TEST(TinyTokenizerStore, ReportsAnUnwritableCacheNamingThePath) {
   expect_error_naming([&] { ensure_tiny_tokenizer(hub); }, hub / repo_folder);
 }
 
+TEST(TinyTokenizerStore, RefusesAnEmptyCachePath) {
+  EXPECT_THROW(ensure_tiny_tokenizer(fs::path()), tinker::error);
+}
+
 TEST(TinyTokenizerStore, LoadRefusesAFileThatIsNotAModelNamingIt) {
   TempDir dir;
   write_bytes(dir.path() / "tokenizer.model", "this is not a sentencepiece model");
