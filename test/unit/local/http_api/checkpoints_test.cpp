@@ -25,7 +25,8 @@ class HttpApiCheckpoints : public LocalServerTest {
   }
 
   json::value find_checkpoint(const std::string& checkpoint_id) {
-    for (const json::value& c : run_checkpoints().as_array()) {
+    const json::value all = run_checkpoints();
+    for (const json::value& c : all.as_array()) {
       if (string_field(c, "checkpoint_id") == checkpoint_id) return c;
     }
     return nullptr;
@@ -208,7 +209,7 @@ TEST_F(HttpApiCheckpoints, NamedSamplerSaveIsAPersistentSamplerCheckpoint) {
   EXPECT_EQ(string_field(got, "base_model"), tiny_model);
   EXPECT_EQ(string_field(got, "model_path"), path);
   const json::value sampled = api().call("/api/v1/asample", sample_body(sampler, 0, {5, 6, 7}, 1, 3, 1.0, 1));
-  EXPECT_EQ(field(sampled, "sequences").as_array().size(), 1u);
+  EXPECT_EQ(items(sampled, "sequences").size(), 1u);
 }
 
 TEST_F(HttpApiCheckpoints, EphemeralSamplerSaveYieldsASamplingSession) {
@@ -216,7 +217,7 @@ TEST_F(HttpApiCheckpoints, EphemeralSamplerSaveYieldsASamplingSession) {
   const std::string sampler = model->save_for_sampler_ephemeral(1);
   EXPECT_EQ(sampler, session + ":sample:1");
   const json::value sampled = api().call("/api/v1/asample", sample_body(sampler, 0, {5, 6, 7}, 2, 4, 1.0, 9));
-  EXPECT_EQ(field(sampled, "sequences").as_array().size(), 2u);
+  EXPECT_EQ(items(sampled, "sequences").size(), 2u);
   const json::value got = api().get("/api/v1/samplers/" + sampler).json();
   EXPECT_EQ(string_field(got, "sampler_id"), sampler);
   EXPECT_EQ(string_field(got, "base_model"), tiny_model);

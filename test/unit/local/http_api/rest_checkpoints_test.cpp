@@ -33,7 +33,7 @@ class HttpApiRestCheckpoints : public LocalServerTest {
 
   json::value checkpoint(const std::string& checkpoint_id) {
     const json::value list = api().get(run_path() + "/checkpoints").json();
-    for (const json::value& c : field(list, "checkpoints").as_array()) {
+    for (const json::value& c : items(list, "checkpoints")) {
       if (string_field(c, "checkpoint_id") == checkpoint_id) return c;
     }
     return nullptr;
@@ -70,17 +70,17 @@ TEST_F(HttpApiRestCheckpoints, UserCheckpointsAreNewestFirstWithACursor) {
   const HttpResponse page = api().get("/api/v1/checkpoints?limit=2&offset=0");
   ASSERT_EQ(page.status, 200) << page.describe();
   const json::value body = page.json();
-  const json::array& items = field(body, "checkpoints").as_array();
-  ASSERT_EQ(items.size(), 2u) << page.body;
-  EXPECT_EQ(string_field(items[0], "checkpoint_id"), "sampler_weights/c3");
-  EXPECT_EQ(string_field(items[1], "checkpoint_id"), "weights/c2");
+  const json::array& listed = items(body, "checkpoints");
+  ASSERT_EQ(listed.size(), 2u) << page.body;
+  EXPECT_EQ(string_field(listed[0], "checkpoint_id"), "sampler_weights/c3");
+  EXPECT_EQ(string_field(listed[1], "checkpoint_id"), "weights/c2");
   const json::value& cursor = field(body, "cursor");
   EXPECT_EQ(field(cursor, "offset").to_number<std::int64_t>(), 0);
   EXPECT_EQ(field(cursor, "limit").to_number<std::int64_t>(), 2);
   EXPECT_EQ(field(cursor, "total_count").to_number<std::int64_t>(), 3);
   const json::value rest = api().get("/api/v1/checkpoints?limit=2&offset=2").json();
-  ASSERT_EQ(field(rest, "checkpoints").as_array().size(), 1u);
-  EXPECT_EQ(string_field(field(rest, "checkpoints").as_array()[0], "checkpoint_id"), "weights/c1");
+  ASSERT_EQ(items(rest, "checkpoints").size(), 1u);
+  EXPECT_EQ(string_field(items(rest, "checkpoints")[0], "checkpoint_id"), "weights/c1");
 }
 
 TEST_F(HttpApiRestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
@@ -95,7 +95,7 @@ TEST_F(HttpApiRestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
   const HttpResponse audit = api().get("/api/v1/audit?event_type=all");
   ASSERT_EQ(audit.status, 200) << audit.describe();
   bool found = false;
-  for (const json::value& entry : field(audit.json(), "entries").as_array()) {
+  for (const json::value& entry : items(audit.json(), "entries")) {
     if (string_field(entry, "event") == "checkpoint.delete") {
       found = true;
       EXPECT_FALSE(string_field(entry, "timestamp").empty());

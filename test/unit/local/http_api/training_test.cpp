@@ -56,7 +56,7 @@ TEST_F(HttpApiTraining, ForwardBackwardJsonResultHasTheSpecShape) {
   ASSERT_TRUE(is_json_answer(result));
   const json::value output = result.json();
   EXPECT_EQ(string_field(output, "loss_fn_output_type"), "ArrayRecord");
-  const json::array& records = field(output, "loss_fn_outputs").as_array();
+  const json::array& records = items(output, "loss_fn_outputs");
   ASSERT_EQ(records.size(), 2u);
   double sum_of_logprobs = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {

@@ -19,7 +19,9 @@ namespace json = boost::json;
 using test::RawClient;
 using test::RawResponse;
 
-std::filesystem::path shared_hub_cache() { return std::filesystem::temp_directory_path() / "tinker-local-test-hub"; }
+std::filesystem::path shared_hub_cache() {
+  return std::filesystem::temp_directory_path() / "tinker-local-test-hub";
+}
 
 ServerOptions null_model_options() {
   ServerOptions options;
@@ -30,7 +32,9 @@ ServerOptions null_model_options() {
   return options;
 }
 
-json::value body_json(const RawResponse& response) { return json::parse(response.body()); }
+json::value body_json(const RawResponse& response) {
+  return json::parse(response.body());
+}
 
 std::string detail_of(const RawResponse& response) {
   return std::string(body_json(response).as_object().at("detail").as_string());
@@ -68,8 +72,8 @@ TEST_F(ServerSmokeTest, HealthzNeedsNoKeyAndCarriesTheStandardHeaders) {
 
 TEST_F(ServerSmokeTest, MissingOrInvalidKeysAre401) {
   RawClient c = client();
-  const RawResponse missing = c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})",
-                                        {"Content-Type: application/json"});
+  const RawResponse missing =
+      c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})", {"Content-Type: application/json"});
   EXPECT_EQ(missing.result_int(), 401);
   EXPECT_EQ(detail_of(missing), "Invalid API key");
   const RawResponse wrong = c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})",
