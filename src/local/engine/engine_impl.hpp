@@ -284,6 +284,9 @@ class Engine::Impl {
 
   std::unordered_map<std::string, FuturePtr> futures;
   std::deque<FuturePtr> completed_order;  ///< by completion time, for eviction
+  /// Evicted records by eviction time: they answer 410 for one more retention period, then
+  /// are forgotten (404), so a long-running server does not keep every id forever.
+  std::deque<std::pair<std::chrono::system_clock::time_point, std::string>> evicted_order;
   std::unordered_map<std::string, std::unique_ptr<SessionRecord>> sessions;
   std::vector<SessionRecord*> session_order;  ///< creation order
   std::map<std::string, std::unique_ptr<ModelRecord>> models;

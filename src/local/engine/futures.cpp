@@ -149,15 +149,12 @@ void Engine::Impl::after_pause(const FuturePtr& future, std::function<void()> st
 }
 
 FuturePtr Engine::Impl::future_for_poll(const std::string& request_id, const Principal& who) {
+  evict_old_results();  // amortised O(1): it only looks at the oldest results
   auto it = futures.find(request_id);
   if (it == futures.end() || it->second->owner != who.user_id) {
     throw HttpError(404, "unknown request_id " + request_id);
   }
   FuturePtr future = it->second;
-  if (future->done() && future->state != FutureRecord::State::evicted &&
-      clock.now() >= future->done_at + options.result_retention) {
-    evict_old_results();
-  }
   if (!future->done() && future->session != nullptr) check_expiry(*future->session);
   if (future->state == FutureRecord::State::evicted) {
     throw HttpError(410, "the result of " + request_id + " has expired");
@@ -184,7 +181,12 @@ void Engine::Impl::evict_old_results() {
     future.typed = std::monostate{};
     std::string().swap(future.json);
     std::string().swap(future.proto);
+    evicted_order.emplace_back(now, future.request_id);
     completed_order.pop_front();
+  }
+  while (!evicted_order.empty() && evicted_order.front().first + options.result_retention <= now) {
+    futures.erase(evicted_order.front().second);
+    evicted_order.pop_front();
   }
 }
 

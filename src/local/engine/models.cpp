@@ -19,7 +19,7 @@ using engine_detail::SessionRecord;
 
 namespace {
 /// LoRA ranks accepted by create_model (the tiny model's width is far below this).
-constexpr std::int64_t max_lora_rank = 512;
+constexpr std::int64_t max_lora_rank = 1024;  // the model's own limit
 
 std::optional<std::string> lora_problem(const LoraConfig& config) {
   if (config.rank < 1 || config.rank > max_lora_rank) {
@@ -103,7 +103,10 @@ UntypedAPIFuture Engine::Impl::submit_ordered(ModelRecord& model, std::optional<
   if (auto it = model.tickets.find(*seq_id); it != model.tickets.end()) {
     return UntypedAPIFuture(it->second, model.id);
   }
-  FuturePtr future = new_future(op, owner, model.session);
+  // The pause hook is asked with the endpoint: forward-only requests arrive on forward_backward
+  // (SDK 0.25; the legacy /forward is reported the same way), the other ops are named after theirs.
+  const char* endpoint = std::string_view(op) == "forward" ? "forward_backward" : op;
+  FuturePtr future = new_future(endpoint, owner, model.session);
   model.tickets.emplace(*seq_id, future->request_id);
   PendingOp pending;
   pending.name = op;
@@ -134,6 +137,8 @@ void Engine::Impl::start_op(ModelRecord& model, std::int64_t seq_id, PendingOp o
     ModelRecord& m = *target;
     if (m.status == ModelStatus::unloaded) {
       finish_op(m, seq_id, Failure{"model " + m.id + " was unloaded", RequestErrorCategory::user});
+    } else if (m.session != nullptr && m.session->expired) {
+      finish_op(m, seq_id, Failure{"session expired", RequestErrorCategory::server});
     } else if (m.status == ModelStatus::failed) {
       finish_op(m, seq_id, Failure{"model " + m.id + " could not be created", RequestErrorCategory::user});
     } else {

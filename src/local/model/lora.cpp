@@ -1,4 +1,5 @@
 // LoRA adapters: parameter layout, initialisation, effective weights and the chain rule to A, B.
+#include "local/model/kernels.hpp"
 #include "local/model/random.hpp"
 #include "local/model/tiny_lm_internal.hpp"
 
@@ -96,8 +97,7 @@ EffectiveWeights::EffectiveWeights(const BaseModel& base_model, const LoraState:
       for (int k = 0; k < r; ++k) {
         const double coefficient = lora->scale * b[static_cast<std::size_t>(o) * r + k];
         if (coefficient == 0.0) continue;
-        const float* a_row = a + static_cast<std::size_t>(k) * part->in;
-        for (int i = 0; i < part->in; ++i) row[i] += coefficient * a_row[i];
+        kernels::axpy(coefficient, a + static_cast<std::size_t>(k) * part->in, row, part->in);
       }
     }
     targets_[index_of(t)] = &w;
@@ -126,12 +126,8 @@ void accumulate_lora_grads(const LoraState::Impl& lora, const WeightGrads& grads
         const float* a_row = a + static_cast<std::size_t>(k) * part.in;
         double* da_row = da + static_cast<std::size_t>(k) * part.in;
         const double b_ok = lora.scale * b[static_cast<std::size_t>(o) * r + k];
-        double sum = 0.0;
-        for (int i = 0; i < part.in; ++i) {
-          sum += g_row[i] * a_row[i];
-          da_row[i] += b_ok * g_row[i];
-        }
-        db[static_cast<std::size_t>(o) * r + k] += lora.scale * sum;
+        if (b_ok != 0.0) kernels::axpy(b_ok, g_row, da_row, part.in);
+        db[static_cast<std::size_t>(o) * r + k] += lora.scale * kernels::dot(g_row, a_row, part.in);
       }
     }
   }

@@ -83,7 +83,7 @@ struct LoraPart {
 
 /// LoRA scale numerator: delta W = (kLoraAlpha / rank) * B A. With Adam the size of an update
 /// of B A x is then independent of the rank (the usual alpha/r argument).
-inline constexpr double kLoraAlpha = 320.0;
+inline constexpr double kLoraAlpha = 512.0;
 
 class LoraState::Impl {
  public:

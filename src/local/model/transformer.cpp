@@ -1,6 +1,7 @@
 // The transformer's forward step (one position at a time, with the activations as KV cache) and
-// its backward pass to the adapted matrices. Inner loops use raw pointers: the test suite runs
-// at -O0 under sanitizers, where every operator[] call counts.
+// its backward pass to the adapted matrices. The inner loops live in kernels.cpp; the loops here
+// use raw pointers because the test suite runs at -O0 under sanitizers.
+#include "local/model/kernels.hpp"
 #include "local/model/tiny_lm_internal.hpp"
 
 #include <algorithm>
@@ -23,43 +24,18 @@ void add_position(int position, int d, double* h) {
   }
 }
 
-// Overwrites z (n entries) with log_softmax(z).
-void log_softmax_in_place(double* z, int n) {
-  double max_z = z[0];
-  for (int i = 1; i < n; ++i) max_z = std::max(max_z, z[i]);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(z[i] - max_z);
-  const double log_norm = max_z + std::log(sum);
-  for (int i = 0; i < n; ++i) z[i] -= log_norm;
-}
-
 }  // namespace
 
 void matvec(const Matrix& w, const double* x, double* y) noexcept {
-  const double* row = w.data();
-  for (int o = 0; o < w.rows; ++o, row += w.cols) {
-    double sum = 0.0;
-    for (int i = 0; i < w.cols; ++i) sum += row[i] * x[i];
-    y[o] = sum;
-  }
+  kernels::matvec(w.data(), w.rows, w.cols, x, y);
 }
 
 void add_matvec_transposed(const Matrix& w, const double* x, double* y) noexcept {
-  const double* row = w.data();
-  for (int o = 0; o < w.rows; ++o, row += w.cols) {
-    const double xo = x[o];
-    if (xo == 0.0) continue;
-    for (int i = 0; i < w.cols; ++i) y[i] += row[i] * xo;
-  }
+  kernels::add_matvec_transposed(w.data(), w.rows, w.cols, x, y);
 }
 
 void add_outer(Matrix& g, const double* dy, const double* x) noexcept {
-  double* row = g.data();
-  for (int o = 0; o < g.rows; ++o, row += g.cols) {
-    const double dyo = dy[o];
-    if (dyo == 0.0) continue;
-    for (int i = 0; i < g.cols; ++i) row[i] += dyo * x[i];
-  }
+  kernels::add_outer(g.data(), g.rows, g.cols, dy, x);
 }
 
 void step(const EffectiveWeights& weights, TokenId token, Activations& acts, double* logprobs) {
@@ -85,10 +61,7 @@ void step(const EffectiveWeights& weights, TokenId token, Activations& acts, dou
   const double* keys = acts.k.data();
   double max_score = -HUGE_VAL;
   for (int j = 0; j <= t; ++j) {
-    double dot = 0.0;
-    const double* key = keys + static_cast<std::size_t>(j) * d;
-    for (int i = 0; i < d; ++i) dot += q[i] * key[i];
-    attention[j] = dot * inv_sqrt_d;
+    attention[j] = kernels::dot(q, keys + static_cast<std::size_t>(j) * d, d) * inv_sqrt_d;
     max_score = std::max(max_score, attention[j]);
   }
   double total = 0.0;
@@ -97,11 +70,7 @@ void step(const EffectiveWeights& weights, TokenId token, Activations& acts, dou
 
   double* c = grow(acts.c, d);
   const double* values = acts.v.data();
-  for (int j = 0; j <= t; ++j) {
-    const double a = attention[j];
-    const double* value = values + static_cast<std::size_t>(j) * d;
-    for (int i = 0; i < d; ++i) c[i] += a * value[i];
-  }
+  for (int j = 0; j <= t; ++j) kernels::axpy(attention[j], values + static_cast<std::size_t>(j) * d, c, d);
   if (acts.keep_for_backward) acts.attention.insert(acts.attention.end(), attention.begin(), attention.end());
 
   double* h1 = grow(acts.h1, d);
@@ -117,7 +86,7 @@ void step(const EffectiveWeights& weights, TokenId token, Activations& acts, dou
   for (int i = 0; i < d; ++i) h2[i] += h1[i];
 
   matvec(weights.get(Target::unembed), h2, logprobs);
-  log_softmax_in_place(logprobs, weights.arch.vocab_size);
+  kernels::log_softmax_in_place(logprobs, weights.arch.vocab_size);
   acts.length = t + 1;
 }
 
@@ -141,7 +110,7 @@ void backward(const EffectiveWeights& weights, const Activations& acts, const st
     if (dlp == 0.0) continue;
     // d logprob[target] / dz = onehot(target) - softmax(z).
     const double* lp = logprobs.data() + static_cast<std::size_t>(t) * vocab;
-    for (int i = 0; i < vocab; ++i) dz[i] = -dlp * std::exp(lp[i]);
+    kernels::scaled_negative_softmax(lp, dlp, dz.data(), vocab);
     dz[targets[t]] += dlp;
     const double* h2 = acts.h2.data() + static_cast<std::size_t>(t) * d;
     if (grads.has(Target::unembed)) add_outer(grads.of[index_of(Target::unembed)], dz.data(), h2);
@@ -176,24 +145,17 @@ void backward(const EffectiveWeights& weights, const Activations& acts, const st
     const double* a = acts.attention.data() + static_cast<std::size_t>(t) * (t + 1) / 2;
     double weighted = 0.0;
     for (int j = 0; j <= t; ++j) {
-      const double* value = acts.v.data() + static_cast<std::size_t>(j) * d;
-      double da = 0.0;
-      for (int i = 0; i < d; ++i) da += dct[i] * value[i];
-      dscore[j] = da;
-      weighted += a[j] * da;
+      dscore[j] = kernels::dot(dct, acts.v.data() + static_cast<std::size_t>(j) * d, d);
+      weighted += a[j] * dscore[j];
     }
     if (grads.has(Target::value)) {
-      for (int j = 0; j <= t; ++j) {
-        double* dvj = dv.data() + static_cast<std::size_t>(j) * d;
-        for (int i = 0; i < d; ++i) dvj[i] += a[j] * dct[i];
-      }
+      for (int j = 0; j <= t; ++j) kernels::axpy(a[j], dct, dv.data() + static_cast<std::size_t>(j) * d, d);
     }
     if (grads.has(Target::query)) {
       std::fill(dq.begin(), dq.end(), 0.0);
       for (int j = 0; j <= t; ++j) {
         const double ds = a[j] * (dscore[j] - weighted) * inv_sqrt_d;
-        const double* key = acts.k.data() + static_cast<std::size_t>(j) * d;
-        for (int i = 0; i < d; ++i) dq[i] += ds * key[i];
+        kernels::axpy(ds, acts.k.data() + static_cast<std::size_t>(j) * d, dq.data(), d);
       }
       add_outer(grads.of[index_of(Target::query)], dq.data(), acts.h0.data() + static_cast<std::size_t>(t) * d);
     }

@@ -106,7 +106,11 @@ Frontend::Frontend(boost::asio::io_context& io, const ServerOptions& options_,
     request_id_prefix_ += kHex[byte & 0xf];
   }
   request_id_prefix_ += '-';
-  engine.set_queue_pause_hook([this](std::string_view endpoint) { return faults.on_submit(endpoint); });
+  engine.set_queue_pause_hook([this](std::string_view endpoint) {
+    std::optional<QueuePause> pause = faults.on_submit(endpoint);
+    if (pause && pause_note != nullptr) *pause_note = "pause_queue";
+    return pause;
+  });
 }
 
 Frontend::~Frontend() = default;

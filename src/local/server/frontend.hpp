@@ -135,6 +135,9 @@ class Frontend {
   FaultPlan faults;
   RequestLog requests;
   std::string base_url;  ///< set once the port is known
+  /// While a future endpoint submits to the engine: where the queue-pause hook notes that a
+  /// pause_queue fault fired (the exchange's fault name, for the arrival log).
+  std::string* pause_note = nullptr;
 
   /// A fresh id for the `x-request-id` header.
   const std::string& next_request_id();

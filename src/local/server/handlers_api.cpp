@@ -64,7 +64,20 @@ ClientConfigResponse client_config(const ClientConfigFlags& flags) {
   return config;
 }
 
+// Points the queue-pause hook at this exchange while its future is submitted.
+class PauseNote {
+ public:
+  PauseNote(Frontend& fe, Exchange& ex) : fe_(fe) { fe_.pause_note = &ex.fault; }
+  ~PauseNote() { fe_.pause_note = nullptr; }
+  PauseNote(const PauseNote&) = delete;
+  PauseNote& operator=(const PauseNote&) = delete;
+
+ private:
+  Frontend& fe_;
+};
+
 void handle_future_endpoint(Frontend& fe, Exchange& ex) {
+  const PauseNote note(fe, ex);
   Engine& engine = fe.engine;
   const Principal& who = ex.principal;
   switch (ex.route.endpoint) {

@@ -71,6 +71,11 @@ TEST_F(FuturesTest, ResultsAreRetainedThenAnswer410) {
   EXPECT_EQ(http_status_of([&] { poll(ticket.request_id); }), 0);
   engine->clock().advance(std::chrono::seconds(2));
   EXPECT_EQ(http_status_of([&] { poll(ticket.request_id); }), 410);
+  // After one more retention period the id is forgotten.
+  engine->clock().advance(std::chrono::seconds(30));
+  EXPECT_EQ(http_status_of([&] { poll(ticket.request_id); }), 410);
+  engine->clock().advance(std::chrono::seconds(31));
+  EXPECT_EQ(http_status_of([&] { poll(ticket.request_id); }), 404);
 }
 
 TEST_F(FuturesTest, ProtobufOnlyForBulkResultsAndOnlyWhenAccepted) {

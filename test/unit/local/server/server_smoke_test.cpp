@@ -1,8 +1,10 @@
 // End-to-end smoke tests of the front end through a started tinker::local::Server (null-model
 // mode): status codes, headers, auth, limits, faults, the arrival log and the admin paths.
 // The exhaustive per-endpoint tests live in test/unit/local/http_api/.
-#include "local/server/raw_client.hpp"
+#include "unit/local/server/raw_client.hpp"
 
+#include <tinker/codec.hpp>
+#include <tinker/error.hpp>
 #include <tinker/local/server.hpp>
 
 #include <boost/json/parse.hpp>
@@ -137,6 +139,19 @@ TEST_F(ServerSmokeTest, OversizedBodiesAre413) {
   EXPECT_EQ(response.result_int(), 413);
   EXPECT_NE(detail_of(response).find("1024"), std::string::npos);
   EXPECT_FALSE(response.keep_alive());
+
+  // A small zstd body that decompresses beyond the limit (a "bomb") is a 413 too.
+  RawClient again = client();
+  const std::string bomb = zstd_compress(std::string(100000, 'a'));
+  ASSERT_LT(bomb.size(), 1024u);
+  const RawResponse bombed =
+      again.request("POST", "/api/v1/forward_backward", bomb,
+                    {"X-API-Key: tml-smoke-test", "Content-Type: application/x-protobuf", "Content-Encoding: zstd"});
+  EXPECT_EQ(bombed.result_int(), 413);
+  EXPECT_NE(detail_of(bombed).find("decompresses"), std::string::npos) << bombed.body();
+  const RawResponse gzip =
+      again.request("POST", "/api/v1/create_session", "x", {"X-API-Key: tml-smoke-test", "Content-Encoding: gzip"});
+  EXPECT_EQ(gzip.result_int(), 415);
 }
 
 TEST_F(ServerSmokeTest, StatusFaultsWithRetryAfterAndTheBare400) {
@@ -263,7 +278,7 @@ TEST(ServerLifecycleTest, BusyPortNamesHostAndPort) {
   try {
     second.start();
     FAIL() << "no exception";
-  } catch (const error& e) {
+  } catch (const tinker::error& e) {
     EXPECT_EQ(e.code(), errc::invalid_configuration);
     EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(first.port())), std::string::npos) << e.what();
   }
