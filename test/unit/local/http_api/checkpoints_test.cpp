@@ -125,7 +125,7 @@ TEST_F(HttpApiCheckpoints, SaveWeightsRejectsBadNames) {
 }
 
 TEST_F(HttpApiCheckpoints, LoadWeightsIntoAnExistingModelRestoresTheWeights) {
-  for (int i = 0; i < 2; ++i) model->train_step(batch, 1e-2);
+  for (int i = 0; i < 2; ++i) model->train_step(batch, 1e-3);
   const std::string path = model->save("trained");
   const auto trained = model->forward_logprobs(batch);
 
@@ -143,7 +143,7 @@ TEST_F(HttpApiCheckpoints, LoadWeightsIntoAnExistingModelRestoresTheWeights) {
 }
 
 TEST_F(HttpApiCheckpoints, CreateViaLoadMakesAModelWithTheCheckpointsWeightsAndConfig) {
-  model->train_step(batch, 1e-2);
+  model->train_step(batch, 1e-3);
   const std::string path = model->save("for-create");
   const auto trained = model->forward_logprobs(batch);
   const auto created = create_via_load(path, false, 5);
@@ -155,19 +155,19 @@ TEST_F(HttpApiCheckpoints, CreateViaLoadMakesAModelWithTheCheckpointsWeightsAndC
 }
 
 TEST_F(HttpApiCheckpoints, OptimizerStateIsRestoredOnlyWhenAsked) {
-  for (int i = 0; i < 3; ++i) model->train_step(batch, 1e-2);
+  for (int i = 0; i < 3; ++i) model->train_step(batch, 1e-3);
   const std::string path = model->save("with-moments");
   // Continue the original for one step; a model loaded with its optimizer state must follow it
   // exactly, one loaded without must not (fresh Adam moments and step count).
-  model->train_step(batch, 1e-2);
+  model->train_step(batch, 1e-3);
   const auto continued = model->forward_logprobs(batch);
 
   const auto with_optimizer = create_via_load(path, true, 1);
-  with_optimizer->train_step(batch, 1e-2);
+  with_optimizer->train_step(batch, 1e-3);
   EXPECT_EQ(with_optimizer->forward_logprobs(batch), continued);
 
   const auto without_optimizer = create_via_load(path, false, 2);
-  without_optimizer->train_step(batch, 1e-2);
+  without_optimizer->train_step(batch, 1e-3);
   EXPECT_NE(without_optimizer->forward_logprobs(batch), continued);
 }
 
@@ -213,7 +213,7 @@ TEST_F(HttpApiCheckpoints, NamedSamplerSaveIsAPersistentSamplerCheckpoint) {
 }
 
 TEST_F(HttpApiCheckpoints, EphemeralSamplerSaveYieldsASamplingSession) {
-  model->train_step(batch, 1e-2);
+  model->train_step(batch, 1e-3);
   const std::string sampler = model->save_for_sampler_ephemeral(1);
   EXPECT_EQ(sampler, session + ":sample:1");
   const json::value sampled = api().call("/api/v1/asample", sample_body(sampler, 0, {5, 6, 7}, 2, 4, 1.0, 9));

@@ -94,7 +94,7 @@ TEST_F(HttpApiModelBehaviour, TemperatureZeroIsTheArgmax) {
 
 TEST_F(HttpApiModelBehaviour, SampledLogprobsMatchTrainingLogprobs) {
   TrainingModel model(api(), api().create_model(session, 0, 4));
-  model.train_step(corpus_sequences(2, 10), 1e-2);
+  model.train_step(corpus_sequences(2, 10), 1e-3);
   const std::string sampler = model.save_for_sampler_ephemeral(1);
   const json::value result = sample(sampler, prompt, 1, 5, 1.0, 77);
   const json::value s = items(result, "sequences")[0];
@@ -116,7 +116,7 @@ TEST_F(HttpApiModelBehaviour, TrainingChangesTheModelsLogprobs) {
   const std::vector<Tokens> batch = corpus_sequences(2, 12);
   const auto base = model.forward_logprobs(batch);
   const std::vector<double> base_prompt = prompt_logprobs(base_sampler, batch[0]);
-  for (int i = 0; i < 3; ++i) model.train_step(batch, 1e-2);
+  for (int i = 0; i < 3; ++i) model.train_step(batch, 1e-3);
   EXPECT_NE(model.forward_logprobs(batch), base);
 
   const std::string trained_sampler = model.save_for_sampler_ephemeral(1);
@@ -146,7 +146,7 @@ TEST_F(HttpApiModelBehaviour, CrossEntropyLossHalvesWithinThirtySteps) {
 TEST_F(HttpApiModelBehaviour, SaveRestartLoadGivesBitIdenticalLogprobs) {
   TrainingModel model(api(), api().create_model(session, 0, 4));
   const std::vector<Tokens> batch = corpus_sequences(3, 9);
-  for (int i = 0; i < 3; ++i) model.train_step(batch, 1e-2);
+  for (int i = 0; i < 3; ++i) model.train_step(batch, 1e-3);
   const std::string path = model.save("before-restart");
   const auto before = model.forward_logprobs(batch);
 
