@@ -118,8 +118,15 @@ TEST_F(HttpApiRestCheckpoints, PublishAndUnpublishFollowThe409Rules) {
   EXPECT_LT(published.status, 300) << published.describe();
   EXPECT_EQ(field(checkpoint("weights/shared"), "public"), json::value(true));
   EXPECT_TRUE(is_error(api().http().request("POST", target, api().auth()), 409));
-  // A public checkpoint is readable by others (spec 8.12.10).
+  // A public checkpoint is readable by others (spec 8.12.10), and its run is "accessible" to
+  // them though not "owned" (spec 19.8 choice).
   EXPECT_EQ(as_other_user("POST", "/api/v1/weights_info", to_text(info_request)).status, 200);
+  const HttpResponse accessible = as_other_user("GET", "/api/v1/training_runs?access_scope=accessible");
+  ASSERT_EQ(accessible.status, 200) << accessible.describe();
+  EXPECT_NE(accessible.body.find(model->id()), std::string::npos) << accessible.body;
+  const HttpResponse owned = as_other_user("GET", "/api/v1/training_runs?access_scope=owned");
+  ASSERT_EQ(owned.status, 200) << owned.describe();
+  EXPECT_EQ(owned.body.find(model->id()), std::string::npos) << owned.body;
 
   const HttpResponse unpublished = api().del(target);
   EXPECT_LT(unpublished.status, 300) << unpublished.describe();

@@ -79,6 +79,18 @@ TEST_F(HttpApiSessions, SessionWithoutHeartbeatExpires) {
   EXPECT_NO_THROW(api().create_model(kept));
 }
 
+TEST_F(HttpApiSessions, PendingFutureOfAnExpiredSessionFailsWithCategoryServer) {
+  options.session_expiry = std::chrono::seconds(30);
+  const std::string session = api().create_session();
+  const std::string model = api().create_model(session);
+  // seq_id 2 waits for seq_id 1, which never comes: the future stays pending.
+  const std::string held = api().submit("/api/v1/optim_step", optim_step_body(model, 2, 1e-3));
+  api().server().advance_clock(std::chrono::seconds(31));
+  const json::value failure = api().await_failure(held);
+  EXPECT_EQ(string_field(failure, "category"), "server");
+  EXPECT_NE(string_field(failure, "error").find("expired"), std::string::npos) << to_text(failure);
+}
+
 TEST_F(HttpApiSessions, CreateSamplingSessionForABaseModel) {
   const std::string session = api().create_session();
   const HttpResponse response =
