@@ -176,7 +176,7 @@ TEST_F(HttpApiFaults, PausedQueueStatesAppearInTryAgain) {
   for (const char* state : {"paused_capacity", "paused_rate_limit"}) {
     FaultRule rule = kind_on("create_model", FaultKind::pause_queue, {1});
     rule.queue_state = state;
-    rule.delay = milliseconds(1000);
+    rule.delay = milliseconds(500);
     options.faults = {rule};
     restart();
     const std::string session = api().create_session();

@@ -212,7 +212,7 @@ class HttpApiSamplingBackpressure : public HttpApiSampling {
     options.sample_queue_limit = 1;
     // Hold every sample in a paused queue so they stay pending while the test submits more.
     FaultRule pause("asample", FaultKind::pause_queue);
-    pause.delay = std::chrono::milliseconds(1500);
+    pause.delay = std::chrono::milliseconds(600);
     pause.queue_state = "paused_capacity";
     pause.probability = 1.0;
     options.faults.push_back(pause);
