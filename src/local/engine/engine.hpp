@@ -92,7 +92,9 @@ using QueuePauseHook = std::function<std::optional<QueuePause>(std::string_view 
 class Engine {
  public:
   /// `tokenizer` is installed/loaded by the caller (see tokenizer_store.hpp); may be null only
-  /// in null-model mode.
+  /// in null-model mode. Checkpoints live under options.data_dir/checkpoints and are rescanned
+  /// here (they survive a restart); an empty data_dir gets a private temporary directory that is
+  /// removed with the engine.
   Engine(boost::asio::any_io_executor io, const ServerOptions& options,
          std::shared_ptr<const LocalTokenizer> tokenizer);
   /// An engine over a given compute backend (src/local/engine/backend.hpp), for tests and tools;

@@ -228,7 +228,9 @@ asio::awaitable<Finish> serve_request(Connection& conn, HttpRequest& request, Ex
                                                path[prefix.size()] == '/');
   if (under_prefix) path.remove_prefix(prefix.size());
   ex.path = path;
-  ex.route = under_prefix ? match_route(request.method_string(), path) : Route();
+  // HEAD is answered as GET without the body (write_reply).
+  const std::string_view method = request.method() == bhttp::verb::head ? "GET" : request.method_string();
+  ex.route = under_prefix ? match_route(method, path) : Route();
   const std::int64_t index = fe.requests.append(arrival_record(request, target_path, fe.engine.clock().now()));
 
   std::optional<FaultRule> fault;
@@ -269,11 +271,12 @@ asio::awaitable<Finish> serve_request(Connection& conn, HttpRequest& request, Ex
 }
 
 // Writes the head and `body` (all of it, or half for the damaging faults).
-asio::awaitable<bool> write_reply(Connection& conn, std::string_view request_id, bool keep_alive, Finish finish) {
+asio::awaitable<bool> write_reply(Connection& conn, std::string_view request_id, bool keep_alive, Finish finish,
+                                  bool head_only = false) {
   const std::string_view body = conn.reply.body_view();
   build_response_head(conn.head, conn.reply, request_id, keep_alive, body.size());
   const bool partial = finish == Finish::truncate || finish == Finish::reset_mid_body;
-  const std::size_t sent = partial ? body.size() / 2 : body.size();
+  const std::size_t sent = head_only ? 0 : partial ? body.size() / 2 : body.size();
   std::array<asio::const_buffer, 2> buffers{asio::buffer(conn.head), asio::buffer(body.data(), sent)};
   conn.stream.expires_after(conn.server.frontend().options.idle_timeout);
   auto [ec, n] = co_await asio::async_write(conn.stream, buffers, use_tuple);
@@ -371,7 +374,8 @@ asio::awaitable<void> serve_connection(HttpServer& server, tcp::socket socket) {
       }
       const bool keep = keep_alive && finish == Finish::keep_alive && !server.stopping();
       const std::string& request_id = fe.next_request_id();  // copied into the head before any suspension
-      const bool written = co_await write_reply(conn, request_id, keep, finish);
+      const bool head_only = request.method() == bhttp::verb::head;
+      const bool written = co_await write_reply(conn, request_id, keep, finish, head_only);
       if (finish == Finish::reset_mid_body) {
         conn.reset();
         break;

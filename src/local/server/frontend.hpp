@@ -10,6 +10,8 @@
 //    parameters 422, a body over max_request_body (declared, chunked or after zstd
 //    decompression) 413, a corrupt zstd body 400, another Content-Encoding 415,
 //    protobuf bodies on JSON-only endpoints 415.
+//  * retrieve_future answers the engine's outcome (JSON or protobuf); with try_again_as_408 a
+//    pending future is HTTP 408 with the try_again body (queue_state included).
 //  * REST calls with empty successes (checkpoint delete/publish/unpublish/ttl, session project)
 //    answer 204 No Content (spec 8.12.4: "empty 200/204 fine").
 //  * healthz needs no key (see router.cpp); /_downloads/ needs none (spec 8.12.5); /_admin/
@@ -130,6 +132,9 @@ class Frontend {
 
   const ServerOptions& options;
   Logger logger;
+  /// The engine always answers a pending poll with try_again; the front end turns that into the
+  /// 408 form (same JSON body, spec 6.3) when options.try_again_as_408 asks for it.
+  ServerOptions engine_options;
   Engine engine;
   Authenticator authenticator;
   FaultPlan faults;

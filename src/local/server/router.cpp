@@ -319,7 +319,10 @@ std::string percent_decode(std::string_view text) {
 
 QueryParams::QueryParams(std::string_view query) {
   if (query.empty()) return;
-  auto parsed = boost::urls::parse_query(query);
+  // Boost.URL 1.81's parse_query reads its input with strlen (ASan: heap-buffer-overflow on a
+  // view into the request head), so it gets a NUL-terminated copy.
+  const std::string terminated(query);
+  auto parsed = boost::urls::parse_query(terminated.c_str());
   if (!parsed) throw BadQuery("malformed query string");
   boost::urls::encoding_opts options;
   options.space_as_plus = true;

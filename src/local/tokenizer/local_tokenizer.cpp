@@ -3,6 +3,8 @@
 // after loading, so one instance serves many threads without locking.
 #include "local/tokenizer/tokenizer_store.hpp"
 
+#include "local/tokenizer/tokenizer_training.hpp"
+
 #include <tinker/error.hpp>
 
 #include <sentencepiece_processor.h>
@@ -61,6 +63,7 @@ std::string LocalTokenizer::decode(std::span<const TokenId> tokens) const {
 }
 
 std::shared_ptr<const LocalTokenizer> LocalTokenizer::load(std::string id, const std::filesystem::path& model_file) {
+  detail::require_usable_sentencepiece();
   std::shared_ptr<LocalTokenizer> tokenizer(new LocalTokenizer());
   Impl& impl = *tokenizer->impl_;
   impl.id = std::move(id);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -178,7 +179,9 @@ std::string recorded_fingerprint(const fs::path& config_file, const std::string&
 std::optional<std::string> installed_revision(const fs::path& repo, const std::string& fingerprint) {
   const fs::path ref = repo / "refs" / "main";
   if (!fs::exists(ref)) return std::nullopt;
-  const std::string revision = read_file(ref);
+  std::string revision = read_file(ref);
+  while (!revision.empty() && std::isspace(static_cast<unsigned char>(revision.back())))
+    revision.pop_back();  // hand-edited
   if (!is_revision(revision)) fail(ref, "does not hold a 40-hex-digit revision" + corrupt_hint(repo));
   if (!fs::is_directory(repo / "snapshots" / revision)) return std::nullopt;  // deleted revision: reinstall
   const SnapshotFiles files = read_verified_snapshot(repo, revision);

@@ -89,6 +89,7 @@ std::string tiny_tokenizer_training_args() {
 }
 
 std::string train_tiny_sentencepiece_model() {
+  require_usable_sentencepiece();
   const std::lock_guard lock(training_mutex);
   // BPE training draws no random numbers today; a fixed seed keeps it so if that ever changes.
   sentencepiece::SetRandomGeneratorSeed(20240601);

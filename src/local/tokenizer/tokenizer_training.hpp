@@ -34,6 +34,10 @@ using SnapshotFiles = std::map<std::string, std::string, std::less<>>;
 /// "name\0size\0bytes", in name order. Any change to any file gives a new revision.
 std::string snapshot_revision(const SnapshotFiles& files);
 
+/// Throws tinker::error if libsentencepiece's bundled protobuf runtime is shadowed by another
+/// one in this process (which would make SentencePiece abort or hang); see sentencepiece_runtime.cpp.
+void require_usable_sentencepiece();
+
 /// Lower-case hex digests (OpenSSL EVP).
 std::string sha1_hex(std::string_view data);
 std::string sha256_hex(std::string_view data);

@@ -25,7 +25,8 @@ class HttpApiCheckpoints : public LocalServerTest {
   }
 
   json::value find_checkpoint(const std::string& checkpoint_id) {
-    for (const json::value& c : run_checkpoints().as_array()) {
+    const json::value all = run_checkpoints();
+    for (const json::value& c : all.as_array()) {
       if (string_field(c, "checkpoint_id") == checkpoint_id) return c;
     }
     return nullptr;
@@ -124,7 +125,7 @@ TEST_F(HttpApiCheckpoints, SaveWeightsRejectsBadNames) {
 }
 
 TEST_F(HttpApiCheckpoints, LoadWeightsIntoAnExistingModelRestoresTheWeights) {
-  for (int i = 0; i < 2; ++i) model->train_step(batch, 1e-2);
+  for (int i = 0; i < 2; ++i) model->train_step(batch, 1e-3);
   const std::string path = model->save("trained");
   const auto trained = model->forward_logprobs(batch);
 
@@ -142,7 +143,7 @@ TEST_F(HttpApiCheckpoints, LoadWeightsIntoAnExistingModelRestoresTheWeights) {
 }
 
 TEST_F(HttpApiCheckpoints, CreateViaLoadMakesAModelWithTheCheckpointsWeightsAndConfig) {
-  model->train_step(batch, 1e-2);
+  model->train_step(batch, 1e-3);
   const std::string path = model->save("for-create");
   const auto trained = model->forward_logprobs(batch);
   const auto created = create_via_load(path, false, 5);
@@ -154,19 +155,19 @@ TEST_F(HttpApiCheckpoints, CreateViaLoadMakesAModelWithTheCheckpointsWeightsAndC
 }
 
 TEST_F(HttpApiCheckpoints, OptimizerStateIsRestoredOnlyWhenAsked) {
-  for (int i = 0; i < 3; ++i) model->train_step(batch, 1e-2);
+  for (int i = 0; i < 3; ++i) model->train_step(batch, 1e-3);
   const std::string path = model->save("with-moments");
   // Continue the original for one step; a model loaded with its optimizer state must follow it
   // exactly, one loaded without must not (fresh Adam moments and step count).
-  model->train_step(batch, 1e-2);
+  model->train_step(batch, 1e-3);
   const auto continued = model->forward_logprobs(batch);
 
   const auto with_optimizer = create_via_load(path, true, 1);
-  with_optimizer->train_step(batch, 1e-2);
+  with_optimizer->train_step(batch, 1e-3);
   EXPECT_EQ(with_optimizer->forward_logprobs(batch), continued);
 
   const auto without_optimizer = create_via_load(path, false, 2);
-  without_optimizer->train_step(batch, 1e-2);
+  without_optimizer->train_step(batch, 1e-3);
   EXPECT_NE(without_optimizer->forward_logprobs(batch), continued);
 }
 
@@ -208,15 +209,15 @@ TEST_F(HttpApiCheckpoints, NamedSamplerSaveIsAPersistentSamplerCheckpoint) {
   EXPECT_EQ(string_field(got, "base_model"), tiny_model);
   EXPECT_EQ(string_field(got, "model_path"), path);
   const json::value sampled = api().call("/api/v1/asample", sample_body(sampler, 0, {5, 6, 7}, 1, 3, 1.0, 1));
-  EXPECT_EQ(field(sampled, "sequences").as_array().size(), 1u);
+  EXPECT_EQ(items(sampled, "sequences").size(), 1u);
 }
 
 TEST_F(HttpApiCheckpoints, EphemeralSamplerSaveYieldsASamplingSession) {
-  model->train_step(batch, 1e-2);
+  model->train_step(batch, 1e-3);
   const std::string sampler = model->save_for_sampler_ephemeral(1);
   EXPECT_EQ(sampler, session + ":sample:1");
   const json::value sampled = api().call("/api/v1/asample", sample_body(sampler, 0, {5, 6, 7}, 2, 4, 1.0, 9));
-  EXPECT_EQ(field(sampled, "sequences").as_array().size(), 2u);
+  EXPECT_EQ(items(sampled, "sequences").size(), 2u);
   const json::value got = api().get("/api/v1/samplers/" + sampler).json();
   EXPECT_EQ(string_field(got, "sampler_id"), sampler);
   EXPECT_EQ(string_field(got, "base_model"), tiny_model);

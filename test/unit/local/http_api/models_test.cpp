@@ -34,7 +34,8 @@ TEST_F(HttpApiModels, CreateModelAnswersATicketThenTheModelId) {
   ASSERT_TRUE(is_json_answer(ticket));
   const std::string request_id = string_field(ticket.json(), "request_id");
   EXPECT_FALSE(request_id.empty());
-  const json::value* model_id = ticket.json().as_object().if_contains("model_id");
+  const json::value ticket_body = ticket.json();
+  const json::value* model_id = ticket_body.as_object().if_contains("model_id");
   if (model_id != nullptr) {
     EXPECT_EQ(model_id->as_string(), session + ":train:0");
   }

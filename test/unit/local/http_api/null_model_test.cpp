@@ -59,7 +59,7 @@ TEST_F(HttpApiNullModel, SampleResultsAreCorrectlySized) {
   body["prompt_logprobs"] = true;
   body["topk_prompt_logprobs"] = 2;
   const json::value result = api().call("/api/v1/asample", body);
-  const json::array& sequences = field(result, "sequences").as_array();
+  const json::array& sequences = items(result, "sequences");
   ASSERT_EQ(sequences.size(), 3u);
   for (const json::value& s : sequences) {
     const auto tokens = integers(field(s, "tokens"));
@@ -70,8 +70,8 @@ TEST_F(HttpApiNullModel, SampleResultsAreCorrectlySized) {
     }
     EXPECT_EQ(numbers(field(s, "logprobs")).size(), tokens.size());
   }
-  EXPECT_EQ(field(result, "prompt_logprobs").as_array().size(), prompt.size());
-  EXPECT_EQ(field(result, "topk_prompt_logprobs").as_array().size(), prompt.size());
+  EXPECT_EQ(items(result, "prompt_logprobs").size(), prompt.size());
+  EXPECT_EQ(items(result, "topk_prompt_logprobs").size(), prompt.size());
 
   const std::string request_id = api().submit("/api/v1/asample", sample_body(sampler, 1, prompt, 2, 7, 1.0, 1));
   const HttpResponse proto = api().await_response(request_id, protobuf_type);

@@ -36,7 +36,7 @@ class HttpApiOrdering : public LocalServerTest {
   /// The /_admin/audit entry of `model`.
   json::value audited_model() {
     const json::value audit = api().admin_audit();
-    for (const json::value& entry : field(audit, "models").as_array()) {
+    for (const json::value& entry : items(audit, "models")) {
       if (string_field(entry, "model_id") == model) return entry;
     }
     throw std::runtime_error("model " + model + " not in /_admin/audit: " + to_text(audit));
@@ -85,7 +85,7 @@ TEST_F(HttpApiOrdering, ShuffledConcurrentArrivalIsAppliedInSeqOrderExactlyOnce)
   std::iota(expected.begin(), expected.end(), 1);
   EXPECT_EQ(integers(field(entry, "applied_seq_ids")), expected) << to_text(entry);
   EXPECT_EQ(field(entry, "exactly_once_in_order"), json::value(true)) << to_text(entry);
-  const json::array& operations = field(entry, "operations").as_array();
+  const json::array& operations = items(entry, "operations");
   ASSERT_EQ(operations.size(), static_cast<std::size_t>(op_count));
   for (std::int64_t seq = 1; seq <= op_count; ++seq) {
     EXPECT_EQ(operations[static_cast<std::size_t>(seq - 1)].as_string(),

@@ -33,7 +33,7 @@ class HttpApiRestCheckpoints : public LocalServerTest {
 
   json::value checkpoint(const std::string& checkpoint_id) {
     const json::value list = api().get(run_path() + "/checkpoints").json();
-    for (const json::value& c : field(list, "checkpoints").as_array()) {
+    for (const json::value& c : items(list, "checkpoints")) {
       if (string_field(c, "checkpoint_id") == checkpoint_id) return c;
     }
     return nullptr;
@@ -70,17 +70,17 @@ TEST_F(HttpApiRestCheckpoints, UserCheckpointsAreNewestFirstWithACursor) {
   const HttpResponse page = api().get("/api/v1/checkpoints?limit=2&offset=0");
   ASSERT_EQ(page.status, 200) << page.describe();
   const json::value body = page.json();
-  const json::array& items = field(body, "checkpoints").as_array();
-  ASSERT_EQ(items.size(), 2u) << page.body;
-  EXPECT_EQ(string_field(items[0], "checkpoint_id"), "sampler_weights/c3");
-  EXPECT_EQ(string_field(items[1], "checkpoint_id"), "weights/c2");
+  const json::array& listed = items(body, "checkpoints");
+  ASSERT_EQ(listed.size(), 2u) << page.body;
+  EXPECT_EQ(string_field(listed[0], "checkpoint_id"), "sampler_weights/c3");
+  EXPECT_EQ(string_field(listed[1], "checkpoint_id"), "weights/c2");
   const json::value& cursor = field(body, "cursor");
   EXPECT_EQ(field(cursor, "offset").to_number<std::int64_t>(), 0);
   EXPECT_EQ(field(cursor, "limit").to_number<std::int64_t>(), 2);
   EXPECT_EQ(field(cursor, "total_count").to_number<std::int64_t>(), 3);
   const json::value rest = api().get("/api/v1/checkpoints?limit=2&offset=2").json();
-  ASSERT_EQ(field(rest, "checkpoints").as_array().size(), 1u);
-  EXPECT_EQ(string_field(field(rest, "checkpoints").as_array()[0], "checkpoint_id"), "weights/c1");
+  ASSERT_EQ(items(rest, "checkpoints").size(), 1u);
+  EXPECT_EQ(string_field(items(rest, "checkpoints")[0], "checkpoint_id"), "weights/c1");
 }
 
 TEST_F(HttpApiRestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
@@ -95,7 +95,7 @@ TEST_F(HttpApiRestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
   const HttpResponse audit = api().get("/api/v1/audit?event_type=all");
   ASSERT_EQ(audit.status, 200) << audit.describe();
   bool found = false;
-  for (const json::value& entry : field(audit.json(), "entries").as_array()) {
+  for (const json::value& entry : items(audit.json(), "entries")) {
     if (string_field(entry, "event") == "checkpoint.delete") {
       found = true;
       EXPECT_FALSE(string_field(entry, "timestamp").empty());
@@ -118,8 +118,15 @@ TEST_F(HttpApiRestCheckpoints, PublishAndUnpublishFollowThe409Rules) {
   EXPECT_LT(published.status, 300) << published.describe();
   EXPECT_EQ(field(checkpoint("weights/shared"), "public"), json::value(true));
   EXPECT_TRUE(is_error(api().http().request("POST", target, api().auth()), 409));
-  // A public checkpoint is readable by others (spec 8.12.10).
+  // A public checkpoint is readable by others (spec 8.12.10), and its run is "accessible" to
+  // them though not "owned" (spec 19.8 choice).
   EXPECT_EQ(as_other_user("POST", "/api/v1/weights_info", to_text(info_request)).status, 200);
+  const HttpResponse accessible = as_other_user("GET", "/api/v1/training_runs?access_scope=accessible");
+  ASSERT_EQ(accessible.status, 200) << accessible.describe();
+  EXPECT_NE(accessible.body.find(model->id()), std::string::npos) << accessible.body;
+  const HttpResponse owned = as_other_user("GET", "/api/v1/training_runs?access_scope=owned");
+  ASSERT_EQ(owned.status, 200) << owned.describe();
+  EXPECT_EQ(owned.body.find(model->id()), std::string::npos) << owned.body;
 
   const HttpResponse unpublished = api().del(target);
   EXPECT_LT(unpublished.status, 300) << unpublished.describe();

@@ -41,7 +41,7 @@ TEST_F(HttpApiSampling, JsonSampleResponseHasTheSpecShape) {
   if (const json::value* type = result.as_object().if_contains("type")) {
     EXPECT_EQ(type->as_string(), "sample");
   }
-  const json::array& sequences = field(result, "sequences").as_array();
+  const json::array& sequences = items(result, "sequences");
   ASSERT_EQ(sequences.size(), 3u);
   for (const json::value& s : sequences) {
     const std::vector<std::int64_t> tokens = integers(field(s, "tokens"));
@@ -68,14 +68,14 @@ TEST_F(HttpApiSampling, PromptLogprobsAndTopKInJson) {
   body["prompt_logprobs"] = true;
   body["topk_prompt_logprobs"] = 3;
   const json::value result = sample(body);
-  const json::array& prompt_logprobs = field(result, "prompt_logprobs").as_array();
+  const json::array& prompt_logprobs = items(result, "prompt_logprobs");
   ASSERT_EQ(prompt_logprobs.size(), prompt.size());
   EXPECT_TRUE(prompt_logprobs[0].is_null());
   for (std::size_t i = 1; i < prompt.size(); ++i) {
     EXPECT_LE(number(prompt_logprobs[i]), 0.0);
   }
 
-  const json::array& topk = field(result, "topk_prompt_logprobs").as_array();
+  const json::array& topk = items(result, "topk_prompt_logprobs");
   ASSERT_EQ(topk.size(), prompt.size());
   EXPECT_TRUE(topk[0].is_null());
   for (std::size_t i = 1; i < prompt.size(); ++i) {
@@ -126,23 +126,23 @@ TEST_F(HttpApiSampling, ProtobufSampleResponse) {
 
   // The same result as JSON agrees with the protobuf one.
   const json::value as_json = api().await_json(request_id);
-  const json::array& sequences = field(as_json, "sequences").as_array();
+  const json::array& sequences = items(as_json, "sequences");
   for (int i = 0; i < proto.sequences_size(); ++i) {
     const auto tokens = int32s_from_le(proto.sequences(i).tokens());
     EXPECT_EQ(integers(field(sequences[static_cast<std::size_t>(i)], "tokens")),
               std::vector<std::int64_t>(tokens.begin(), tokens.end()));
   }
-  EXPECT_EQ(static_cast<float>(number(field(as_json, "prompt_logprobs").as_array()[1])), prompt_logprobs[1]);
+  EXPECT_EQ(static_cast<float>(number(items(as_json, "prompt_logprobs")[1])), prompt_logprobs[1]);
 }
 
 TEST_F(HttpApiSampling, StopTokenIdsEndTheSequence) {
   const json::value greedy = sample(sample_body(sampler, next_seq++, prompt, 1, 6, 0.0, std::nullopt));
-  const std::vector<std::int64_t> tokens = integers(field(field(greedy, "sequences").as_array()[0], "tokens"));
+  const std::vector<std::int64_t> tokens = integers(field(items(greedy, "sequences")[0], "tokens"));
   ASSERT_GE(tokens.size(), 2u);
   json::object body = sample_body(sampler, next_seq++, prompt, 1, 6, 0.0, std::nullopt);
   body["sampling_params"].as_object()["stop"] = int_array({tokens[1]});
   const json::value stopped = sample(body);
-  const json::value& s = field(stopped, "sequences").as_array()[0];
+  const json::value s = items(stopped, "sequences")[0];
   EXPECT_EQ(string_field(s, "stop_reason"), "stop");
   const std::vector<std::int64_t> got = integers(field(s, "tokens"));
   ASSERT_FALSE(got.empty());
@@ -154,7 +154,7 @@ TEST_F(HttpApiSampling, StopTokenIdsEndTheSequence) {
 
 TEST_F(HttpApiSampling, StopStringsEndTheSequence) {
   const json::value greedy = sample(sample_body(sampler, next_seq++, prompt, 1, 8, 0.0, std::nullopt));
-  const std::vector<std::int64_t> tokens = integers(field(field(greedy, "sequences").as_array()[0], "tokens"));
+  const std::vector<std::int64_t> tokens = integers(field(items(greedy, "sequences")[0], "tokens"));
   const auto tokenizer = ensure_tiny_tokenizer(shared_hf_hub_cache());
   std::string text;
   std::size_t used = 0;
@@ -168,7 +168,7 @@ TEST_F(HttpApiSampling, StopStringsEndTheSequence) {
   const std::string stop = text.substr(text.find_first_not_of(" \t\n"));
   json::object body = sample_body(sampler, next_seq++, prompt, 1, 8, 0.0, std::nullopt);
   body["sampling_params"].as_object()["stop"] = json::array{json::string(stop)};
-  const json::value& s = field(sample(body), "sequences").as_array()[0];
+  const json::value s = items(sample(body), "sequences")[0];
   EXPECT_EQ(string_field(s, "stop_reason"), "stop") << "stop string '" << stop << "'";
   EXPECT_LE(integers(field(s, "tokens")).size(), used);
 }
@@ -181,7 +181,7 @@ class HttpApiSamplingDefaults : public HttpApiSampling {
 TEST_F(HttpApiSamplingDefaults, MissingMaxTokensUsesTheServerDefault) {
   json::object body = sample_body(sampler, next_seq++, prompt, 2, 1, 1.0, 11);
   body["sampling_params"].as_object().erase("max_tokens");
-  for (const json::value& s : field(sample(body), "sequences").as_array()) {
+  for (const json::value& s : items(sample(body), "sequences")) {
     EXPECT_LE(integers(field(s, "tokens")).size(), 3u);
     if (string_field(s, "stop_reason") == "length") {
       EXPECT_EQ(integers(field(s, "tokens")).size(), 3u);
@@ -212,7 +212,7 @@ class HttpApiSamplingBackpressure : public HttpApiSampling {
     options.sample_queue_limit = 1;
     // Hold every sample in a paused queue so they stay pending while the test submits more.
     FaultRule pause("asample", FaultKind::pause_queue);
-    pause.delay = std::chrono::milliseconds(1500);
+    pause.delay = std::chrono::milliseconds(600);
     pause.queue_state = "paused_capacity";
     pause.probability = 1.0;
     options.faults.push_back(pause);

@@ -56,7 +56,7 @@ TEST_F(HttpApiTraining, ForwardBackwardJsonResultHasTheSpecShape) {
   ASSERT_TRUE(is_json_answer(result));
   const json::value output = result.json();
   EXPECT_EQ(string_field(output, "loss_fn_output_type"), "ArrayRecord");
-  const json::array& records = field(output, "loss_fn_outputs").as_array();
+  const json::array& records = items(output, "loss_fn_outputs");
   ASSERT_EQ(records.size(), 2u);
   double sum_of_logprobs = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -157,7 +157,7 @@ TEST_F(HttpApiTraining, NonBulkResultsStayJsonEvenWhenProtobufIsAccepted) {
 
 TEST_F(HttpApiTraining, OptimStepAppliesAccumulatedGradients) {
   const auto before = logprobs_of(submit_json(1, batch));
-  const HttpResponse step = api().await_response(api().submit("/api/v1/optim_step", optim_step_body(model, 2, 1e-2)));
+  const HttpResponse step = api().await_response(api().submit("/api/v1/optim_step", optim_step_body(model, 2, 1e-3)));
   ASSERT_EQ(step.status, 200) << step.describe();
   ASSERT_TRUE(is_json_answer(step));
   const json::value result = step.json();
@@ -186,13 +186,13 @@ TEST_F(HttpApiTraining, LegacyForwardComputesWithoutAccumulatingGradients) {
   ASSERT_EQ(first.size(), 2u);
   EXPECT_TRUE(metrics_well_formed(field(result.json(), "metrics")));
   // Nothing accumulated, so an optim_step changes nothing (Adam of a zero gradient is zero).
-  (void)api().call("/api/v1/optim_step", optim_step_body(model, 2, 1e-2));
+  (void)api().call("/api/v1/optim_step", optim_step_body(model, 2, 1e-3));
   EXPECT_EQ(logprobs_of(submit_json(3, batch, "/api/v1/forward", "forward_input")), first);
 }
 
 TEST_F(HttpApiTraining, ProtobufForwardOnlyDoesNotAccumulate) {
   const auto first = logprobs_of(submit_proto(1, batch, true, false));
-  (void)api().call("/api/v1/optim_step", optim_step_body(model, 2, 1e-2));
+  (void)api().call("/api/v1/optim_step", optim_step_body(model, 2, 1e-3));
   EXPECT_EQ(logprobs_of(submit_proto(3, batch, true, false)), first);
 }
 

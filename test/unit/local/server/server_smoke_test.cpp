@@ -7,12 +7,14 @@
 #include <tinker/error.hpp>
 #include <tinker/local/server.hpp>
 
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 namespace tinker::local {
 namespace {
@@ -70,6 +72,14 @@ TEST_F(ServerSmokeTest, HealthzNeedsNoKeyAndCarriesTheStandardHeaders) {
   EXPECT_EQ(second.result_int(), 200);
   EXPECT_NE(second["x-request-id"], response["x-request-id"]);
   EXPECT_EQ(server_->base_url(), "http://127.0.0.1:" + std::to_string(server_->port()));
+  // HEAD: the GET answer's head, no body (Beast knows not to read one after HEAD).
+  c.send("HEAD", "/api/v1/healthz");
+  boost::beast::http::response_parser<boost::beast::http::empty_body> head_parser;
+  head_parser.skip(true);
+  boost::beast::flat_buffer buffer;
+  boost::beast::http::read(c.socket(), buffer, head_parser);
+  EXPECT_EQ(head_parser.get().result_int(), 200);
+  EXPECT_EQ(head_parser.get()["Content-Length"], "15");
 }
 
 TEST_F(ServerSmokeTest, MissingOrInvalidKeysAre401) {
@@ -295,6 +305,43 @@ TEST(ServerLifecycleTest, TemporaryDataDirIsRemovedOnDestruction) {
     EXPECT_TRUE(std::filesystem::is_directory(dir));
   }
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(ServerLifecycleTest, StopEndsHeldLongPollsAndDelaysPromptly) {
+  ServerOptions options = null_model_options();
+  options.long_poll_hold = std::chrono::seconds(20);
+  FaultRule pause("create_model", FaultKind::pause_queue);
+  pause.delay = std::chrono::seconds(60);
+  pause.probability = 1.0;
+  FaultRule delay("healthz", FaultKind::delay);
+  delay.delay = std::chrono::seconds(60);
+  delay.probability = 1.0;
+  options.faults = {pause, delay};
+  Server server(std::move(options));
+  server.start();
+
+  RawClient c(server.port());
+  const RawResponse session =
+      c.request("POST", "/api/v1/create_session", R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0"})");
+  const std::string session_id(body_json(session).as_object().at("session_id").as_string());
+  const RawResponse ticket =
+      c.request("POST", "/api/v1/create_model",
+                R"({"session_id":")" + session_id + R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm"})");
+  const std::string request_id(body_json(ticket).as_object().at("request_id").as_string());
+  c.send("POST", "/api/v1/retrieve_future", R"({"request_id":")" + request_id + R"("})",
+         {"X-API-Key: tml-smoke-test", "Content-Type: application/json"});
+  RawClient delayed(server.port());
+  delayed.send("GET", "/api/v1/healthz");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // both requests are now held
+
+  const auto before = std::chrono::steady_clock::now();
+  server.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(3));
+  RawResponse response;
+  if (!c.try_receive(response)) {
+    EXPECT_EQ(response.result_int(), 200);  // answered try_again as the engine shut down
+  }
+  EXPECT_TRUE(delayed.try_receive(response));  // the delayed request is dropped
 }
 
 }  // namespace

@@ -134,6 +134,19 @@ const json::value& field(const json::value& object, std::string_view key) {
   return *found;
 }
 
+json::value field(json::value&& object, std::string_view key) {
+  const json::value& found = field(static_cast<const json::value&>(object), key);
+  return found;
+}
+
+json::array items(const json::value& object, std::string_view key) {
+  const json::value& found = field(object, key);
+  if (!found.is_array()) {
+    throw std::runtime_error("key \"" + std::string(key) + "\" is not an array in " + json::serialize(object));
+  }
+  return found.get_array();
+}
+
 std::string string_field(const json::value& object, std::string_view key) {
   const json::value& value = field(object, key);
   if (!value.is_string()) {

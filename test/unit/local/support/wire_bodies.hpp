@@ -53,6 +53,10 @@ std::vector<double> numbers(const boost::json::value& array);
 std::vector<std::int64_t> integers(const boost::json::value& array);
 /// `object[key]`, throwing std::runtime_error naming the key (and the object) when absent.
 const boost::json::value& field(const boost::json::value& object, std::string_view key);
+/// For a temporary object: the field by value, so it outlives the object.
+boost::json::value field(boost::json::value&& object, std::string_view key);
+/// The array `object[key]`, by value (safe in a range-for over a temporary object).
+boost::json::array items(const boost::json::value& object, std::string_view key);
 std::string string_field(const boost::json::value& object, std::string_view key);
 /// The per-datum "logprobs" of a JSON ForwardBackwardOutput (spec 9.6), checking each is a
 /// float32 TensorData.

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <latch>
 #include <thread>
 
@@ -139,6 +141,49 @@ TEST(TinyTokenizerStore, ConcurrentInstallersIntoOneEmptyDirectoryMakeOneValidIn
   }
   // And the install is one a later call accepts as is.
   EXPECT_EQ(ensure_tiny_tokenizer(hub.path())->model_file(), results[0]->model_file());
+}
+
+// Runs only inside the children started below (disabled otherwise): installs into $TINKER_TEST_HUB.
+TEST(TinyTokenizerStore, DISABLED_InstallerProcessChild) {
+  const char* hub = std::getenv("TINKER_TEST_HUB");
+  if (hub == nullptr) GTEST_SKIP() << "runs only as a child of the next test";
+  const auto tokenizer = ensure_tiny_tokenizer(hub);
+  std::printf("INSTALLED %s\n", tokenizer->model_file().c_str());
+}
+
+TEST(TinyTokenizerStore, ConcurrentInstallerProcessesMakeOneValidInstall) {
+  TempDir hub;
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string command = "TINKER_TEST_HUB='" + hub.path().string() + "' '" + self +
+                              "' --gtest_also_run_disabled_tests "
+                              "--gtest_filter=TinyTokenizerStore.DISABLED_InstallerProcessChild 2>&1";
+  std::vector<FILE*> children;
+  for (int i = 0; i < 3; ++i) children.push_back(::popen(command.c_str(), "r"));  // all start before any is read
+  std::vector<std::string> outputs;
+  for (FILE* child : children) {
+    ASSERT_NE(child, nullptr);
+    std::string output;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, child)) > 0) output.append(buffer, n);
+    EXPECT_EQ(::pclose(child), 0) << output;
+    outputs.push_back(output);
+  }
+  const fs::path repo = hub.path() / repo_folder;
+  const std::string revision = read_bytes(repo / "refs" / "main");
+  EXPECT_EQ(directory_names(repo / "snapshots"), std::vector<std::string>{revision});
+  EXPECT_EQ(directory_names(repo / "refs"), std::vector<std::string>{"main"});
+  const fs::path model = repo / "snapshots" / revision / "tokenizer.model";
+  for (const auto& output : outputs) EXPECT_NE(output.find("INSTALLED " + model.string()), std::string::npos) << output;
+  EXPECT_EQ(ensure_tiny_tokenizer(hub.path())->model_file(), model);  // valid as installed
+}
+
+TEST(TinyTokenizerStore, AcceptsARefWithATrailingNewline) {
+  TempDir hub;
+  const auto first = ensure_tiny_tokenizer(hub.path());
+  const fs::path ref = hub.path() / repo_folder / "refs" / "main";
+  write_bytes(ref, read_bytes(ref) + "\n");
+  EXPECT_EQ(ensure_tiny_tokenizer(hub.path())->model_file(), first->model_file());
 }
 
 TEST(TinyTokenizerStore, RefusesACorruptModelFileNamingTheSnapshot) {
