@@ -1,5 +1,8 @@
 #include "local/server/auth.hpp"
 
+#include "local/engine/engine_util.hpp"
+#include "local/server/http_util.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
@@ -38,24 +41,6 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(mac.data()), length);
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\u00";
-      out += kHex[(c >> 4) & 0xf];
-      out += kHex[c & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
 std::optional<std::string> string_claim(const boost::json::object& claims, std::string_view name) {
   const boost::json::value* value = claims.if_contains(name);
   if (value == nullptr || !value->is_string()) return std::nullopt;
@@ -81,10 +66,11 @@ std::string sha256_hex(std::string_view data) {
 }
 
 Principal principal_for_key(std::string_view api_key) {
-  const std::string user_hash = sha256_hex(api_key).substr(0, 16);
+  // One derivation of the user id for the front end and the engine (weights_access_token).
   Principal principal;
-  principal.user_id = "tml:organization_user:" + user_hash;
-  principal.email = user_hash + "@tinker-local.invalid";
+  principal.user_id = engine_detail::user_id_for_key(api_key);
+  const std::string_view user_hash = std::string_view(principal.user_id).substr(principal.user_id.rfind(':') + 1);
+  principal.email = std::string(user_hash) + "@tinker-local.invalid";
   // Choice: every key of one local server belongs to the same organisation.
   principal.organization_id = std::string(kOrganization);
   return principal;

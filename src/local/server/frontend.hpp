@@ -77,9 +77,6 @@ class Reply {
   std::string_view body_view() const noexcept;
 };
 
-/// Appends `text` as a JSON string literal (quotes included).
-void append_json_string(std::string& out, std::string_view text);
-
 /// The arrival log: one record per request, newest `limit` kept.
 class RequestLog {
  public:

@@ -64,4 +64,7 @@ class RangeRequest {
 
 RangeRequest parse_range(std::string_view header, std::uint64_t size);
 
+/// Appends `text` as a JSON string literal (quotes included).
+void append_json_string(std::string& out, std::string_view text);
+
 }  // namespace tinker::local::front
