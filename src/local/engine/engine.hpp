@@ -64,6 +64,7 @@ class EngineClock {
 struct RetrieveOutcome {
   std::string content_type;  ///< "application/json" or "application/x-protobuf"
   std::string body;          ///< try_again, complete_metadata, {"error","category"} or the result
+  int status = 200;          ///< 408 for a pending future with options.try_again_as_408 (same try_again body)
 };
 
 /// A file the server hands out without authentication (archive tars, trace exports).
@@ -134,8 +135,8 @@ class Engine {
 
   /// Long poll (spec 6.3, 19.4): completes when the future is done or `options.long_poll_hold`
   /// passed. `accept_protobuf`: the poll's Accept contains application/x-protobuf.
-  /// Throws HttpError 404 (unknown id) / 410 (evicted); with options.try_again_as_408 a pending
-  /// poll throws HttpError 408 instead of answering try_again.
+  /// Throws HttpError 404 (unknown id) / 410 (evicted). With options.try_again_as_408 a pending
+  /// poll answers status 408 with the try_again body (spec 6.3, alternate form).
   boost::asio::awaitable<RetrieveOutcome> retrieve(std::string request_id, bool allow_metadata_only,
                                                    bool accept_protobuf, Principal who);
 

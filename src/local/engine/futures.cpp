@@ -58,11 +58,9 @@ RetrieveOutcome poll_answer(FutureRecord& future, bool allow_metadata_only, bool
     case FutureRecord::State::pending: {
       QueueState state = QueueState::active;
       if (future.paused_state && std::chrono::steady_clock::now() < future.paused_until) state = *future.paused_state;
-      if (settings.try_again_as_408) {
-        throw HttpError(408, "request " + future.request_id + " is not complete yet (queue_state " +
-                                 std::string(to_string(state)) + ")");
-      }
-      return RetrieveOutcome{"application/json", to_json(TryAgainResponse(future.request_id, state))};
+      RetrieveOutcome not_ready{"application/json", to_json(TryAgainResponse(future.request_id, state))};
+      if (settings.try_again_as_408) not_ready.status = 408;  // the alternate form of spec 6.3
+      return not_ready;
     }
     case FutureRecord::State::failed: return RetrieveOutcome{"application/json", future.json};
     case FutureRecord::State::complete: break;

@@ -65,22 +65,11 @@ std::string_view Exchange::header(std::string_view name) const {
   return it->value();
 }
 
-namespace {
-
-ServerOptions engine_options_of(const ServerOptions& options) {
-  ServerOptions copy = options;
-  copy.try_again_as_408 = false;  // the 408 form is the front end's business (handle_retrieve_future)
-  return copy;
-}
-
-}  // namespace
-
 Frontend::Frontend(boost::asio::io_context& io, const ServerOptions& options_,
                    std::shared_ptr<const LocalTokenizer> tokenizer)
     : options(options_),
       logger(options_.log_level),
-      engine_options(engine_options_of(options_)),
-      engine(io.get_executor(), engine_options, std::move(tokenizer)),
+      engine(io.get_executor(), options_, std::move(tokenizer)),
       authenticator(options_.api_keys, options_.jwt_lifetime),
       faults(options_.fault_seed, options_.faults),
       requests(options_.request_log_limit) {

@@ -129,9 +129,6 @@ class Frontend {
 
   const ServerOptions& options;
   Logger logger;
-  /// The engine always answers a pending poll with try_again; the front end turns that into the
-  /// 408 form (same JSON body, spec 6.3) when options.try_again_as_408 asks for it.
-  ServerOptions engine_options;
   Engine engine;
   Authenticator authenticator;
   FaultPlan faults;

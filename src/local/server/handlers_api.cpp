@@ -205,15 +205,9 @@ boost::asio::awaitable<void> handle_retrieve_future(Frontend& fe, Exchange& ex) 
   try {
     RetrieveOutcome outcome =
         co_await fe.engine.retrieve(request.request_id, request.allow_metadata_only, accept_protobuf, ex.principal);
-    ex.reply.status = 200;
+    ex.reply.status = outcome.status;
     ex.reply.content_type = std::move(outcome.content_type);
     ex.reply.body = std::move(outcome.body);
-    if (fe.options.try_again_as_408 && ex.reply.content_type == kJson) {
-      // The alternate "not ready" form (spec 6.3): HTTP 408 with the same try_again body.
-      TryAgainResponse pending;
-      diagnostics ignored;
-      if (!from_json(ex.reply.body, pending, ignored)) ex.reply.status = 408;
-    }
   } catch (const HttpError& e) {
     ex.reply.error(e.status(), e.what());
   } catch (const std::exception& e) {

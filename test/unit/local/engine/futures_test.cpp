@@ -49,7 +49,10 @@ TEST_F(FuturesTest, TryAgainAs408) {
   start();
   std::string model = new_model(new_session(alice));
   UntypedAPIFuture held = forward_backward(model, 2);
-  EXPECT_EQ(http_status_of([&] { poll(held.request_id); }), 408);
+  const RetrieveOutcome outcome = poll(held.request_id);
+  EXPECT_EQ(outcome.status, 408);
+  EXPECT_NE(outcome.body.find("\"type\":\"try_again\""), std::string::npos) << outcome.body;
+  EXPECT_NE(outcome.body.find("\"queue_state\":\"active\""), std::string::npos) << outcome.body;
 }
 
 TEST_F(FuturesTest, UnknownIdsAndOtherUsersFuturesAre404) {
