@@ -110,9 +110,9 @@ asio::awaitable<std::string> complete(Connection& connection, std::string reques
 }
 
 asio::awaitable<void> prepare(Connection* connection, Fixture* fixture) {
-  const std::string session = co_await connection->exchange(
-      bhttp::verb::post, "/api/v1/create_session",
-      R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
+  const std::string session =
+      co_await connection->exchange(bhttp::verb::post, "/api/v1/create_session",
+                                    R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
   fixture->session_id = field(session, "session_id");
   const std::string ticket = co_await connection->exchange(
       bhttp::verb::post, "/api/v1/create_model",
@@ -151,11 +151,12 @@ asio::awaitable<void> load_loop(Connection* connection, Kind kind, const Fixture
         co_await connection->exchange(bhttp::verb::post, "/api/v1/retrieve_future", poll);
         state->requests += 1;
       } else {
-        const std::string body = R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
-                                 R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
-                                 R"("sampling_session_id":")" +
-                                 fixture->sampling_session_id + R"(","seq_id":)" +
-                                 std::to_string(state->next_sample_seq++) + R"(,"type":"sample"})";
+        const std::string body =
+            R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
+            R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
+            R"("sampling_session_id":")" +
+            fixture->sampling_session_id + R"(","seq_id":)" + std::to_string(state->next_sample_seq++) +
+            R"(,"type":"sample"})";
         const std::string ticket = co_await connection->exchange(bhttp::verb::post, "/api/v1/asample", body);
         co_await complete(*connection, field(ticket, "request_id"));
         state->requests += 2;
@@ -177,11 +178,12 @@ RunResult run_once(const tcp::endpoint& endpoint, Kind kind, const Fixture& fixt
   for (int i = 0; i < connections; ++i) pool.push_back(std::make_unique<Connection>(context, endpoint));
   LoadState state;
   const auto start = std::chrono::steady_clock::now();
-  state.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(seconds));
+  state.deadline =
+      start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
   const double process_cpu_before = cpu_seconds(RUSAGE_SELF);
   const double client_cpu_before = cpu_seconds(RUSAGE_THREAD);
-  for (auto& connection : pool) asio::co_spawn(context, load_loop(connection.get(), kind, &fixture, &state), asio::detached);
+  for (auto& connection : pool)
+    asio::co_spawn(context, load_loop(connection.get(), kind, &fixture, &state), asio::detached);
   context.run();
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double client_cpu = cpu_seconds(RUSAGE_THREAD) - client_cpu_before;
@@ -236,8 +238,8 @@ int main(int argc, char** argv) {
       }
       const double cpu_us = median(cpu);
       std::cout << "  " << name << ": " << static_cast<std::int64_t>(median(rates)) << " req/s achieved, server CPU "
-                << cpu_us << " us/request (one server thread could sustain ~"
-                << static_cast<std::int64_t>(1e6 / cpu_us) << " req/s)\n";
+                << cpu_us << " us/request (one server thread could sustain ~" << static_cast<std::int64_t>(1e6 / cpu_us)
+                << " req/s)\n";
     }
     server.stop();
   } catch (const std::exception& e) {

@@ -59,13 +59,13 @@ class ClientConfigFlags {
 
 /// What a fault does when it fires.
 enum class FaultKind {
-  status,            ///< answer `status` (429, 408, 410, 500, 502, 503, 504, 400, 402, ...) with a JSON detail
-  reset_before,      ///< close the connection without answering
-  reset_mid_body,    ///< send the head and half the body, then close
-  delay,             ///< hold the request for `delay`, then serve it normally
-  truncated_body,    ///< declare the full Content-Length, send half the body, then close
-  malformed_json,    ///< answer 200 with a body that is not valid JSON
-  pause_queue,       ///< futures of this endpoint report `queue_state` for `delay` before running
+  status,          ///< answer `status` (429, 408, 410, 500, 502, 503, 504, 400, 402, ...) with a JSON detail
+  reset_before,    ///< close the connection without answering
+  reset_mid_body,  ///< send the head and half the body, then close
+  delay,           ///< hold the request for `delay`, then serve it normally
+  truncated_body,  ///< declare the full Content-Length, send half the body, then close
+  malformed_json,  ///< answer 200 with a body that is not valid JSON
+  pause_queue,     ///< futures of this endpoint report `queue_state` for `delay` before running
 };
 
 /// How a 429/503 fault states its Retry-After (spec 3.3).
@@ -126,9 +126,9 @@ class ServerOptions {
   std::size_t inline_payload_limit = 1 << 20;      ///< larger results answer complete_metadata first
   std::size_t max_request_body = 256u << 20;       ///< larger request bodies get 413
   std::chrono::seconds jwt_lifetime{3600};
-  int archive_building_polls = 0;     ///< the first K archive requests per checkpoint answer 503
-  bool archive_json_form = false;     ///< answer archive requests with 200 JSON instead of 302
-  int trace_export_pending_polls = 1; ///< trace_export answers "pending" this many times first
+  int archive_building_polls = 0;         ///< the first K archive requests per checkpoint answer 503
+  bool archive_json_form = false;         ///< answer archive requests with 200 JSON instead of 302
+  int trace_export_pending_polls = 1;     ///< trace_export answers "pending" this many times first
   std::size_t sample_queue_limit = 4096;  ///< with the backpressure header, more pending samples get 429
   std::int64_t default_max_tokens = 16;   ///< for sampling requests without max_tokens
 
@@ -146,21 +146,21 @@ class ServerOptions {
 /// One request as it arrived, for tests and the audit.
 class RequestRecord {
  public:
-  std::int64_t index = 0;                 ///< arrival order, from 0
+  std::int64_t index = 0;  ///< arrival order, from 0
   std::chrono::system_clock::time_point arrived;
   std::string method;
-  std::string path;                       ///< target without the query
-  int status = 0;                         ///< status answered (0 = connection closed by a fault)
-  std::optional<std::int64_t> seq_id;     ///< from the body, when it has one
+  std::string path;                    ///< target without the query
+  int status = 0;                      ///< status answered (0 = connection closed by a fault)
+  std::optional<std::int64_t> seq_id;  ///< from the body, when it has one
   std::optional<std::string> model_id;
   std::optional<std::string> request_id;  ///< the future polled, or the ticket issued
   std::string idempotency_key;
-  std::string retry_count;                ///< x-stainless-retry-count as sent
-  std::string request_iteration;          ///< X-Tinker-Request-Iteration as sent
+  std::string retry_count;        ///< x-stainless-retry-count as sent
+  std::string request_iteration;  ///< X-Tinker-Request-Iteration as sent
   std::string content_type;
   std::string content_encoding;
   std::string accept;
-  std::string fault;                      ///< name of the fault that fired, if any
+  std::string fault;  ///< name of the fault that fired, if any
 };
 
 /// Per model: the seq_ids applied, in the order they were applied.
