@@ -296,7 +296,6 @@ TEST_F(TurnstileTest, PassBeforeWaitingSkipsTheTicket) {
 }
 
 TEST_F(TurnstileTest, LostSeqIdPoisonsWaitingAndLaterOps) {
-  asio::steady_timer release(io_, asio::steady_timer::time_point::max());
   OpRecord a, b, c, d;
   const Ticket ta = turnstile_.take_ticket();
   const Ticket tb = turnstile_.take_ticket();
@@ -304,7 +303,17 @@ TEST_F(TurnstileTest, LostSeqIdPoisonsWaitingAndLaterOps) {
   asio::co_spawn(io_, run_op(&turnstile_, ta, 0, 0, 1, TurnOutcome::Kind::submitted, &a, &journal_), asio::detached);
   asio::co_spawn(io_, run_op(&turnstile_, tb, 1, 2, 1, TurnOutcome::Kind::lost, &b, &journal_), asio::detached);
   asio::co_spawn(io_, wait_only(&turnstile_, tc, &c), asio::detached);
+  // Ticket tx is taken but its op has not started waiting yet; ty waits behind it.
+  const Ticket tx = turnstile_.take_ticket();
+  const Ticket ty = turnstile_.take_ticket();
+  OpRecord x, y;
+  asio::co_spawn(io_, wait_only(&turnstile_, ty, &y), asio::detached);
   run();
+  ASSERT_TRUE(y.done);  // woken although the ticket before it never waited
+  EXPECT_EQ(y.code, make_error_code(errc::request_failed));
+  asio::co_spawn(io_, wait_only(&turnstile_, tx, &x), asio::detached);
+  run();
+  EXPECT_EQ(x.code, make_error_code(errc::request_failed));
   EXPECT_EQ(b.first_seq_id, 2);
   ASSERT_TRUE(c.done);  // was waiting: failed instead of hanging
   EXPECT_TRUE(turnstile_.poisoned());
