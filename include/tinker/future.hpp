@@ -1,0 +1,155 @@
+// tinker::Future<T>: the result of an operation the server has accepted (spec 6).
+//
+// Submitting an operation completes with a Future once the server returned its ticket; the
+// client then polls `retrieve_future` in the background (spec 6.2) whether or not anyone
+// awaits. A Future is a cheap shared handle: copies refer to the same result.
+//
+//   auto fb = co_await training.async_forward_backward(batch, tinker::use_awaitable);
+//   auto step = co_await training.async_optim_step(adam, tinker::use_awaitable);  // pipelined
+//   ForwardBackwardOutput out = co_await fb.async_get(tinker::use_awaitable);
+//
+// or, from a thread that is not the client's io thread, `fb.get()` / `fb.get(timeout)`.
+//
+// Waiting: `async_get` honours per-operation cancellation (its cancellation slot, e.g. in a
+// parallel_group with a timer): a cancelled wait completes with errc::cancelled and leaves the
+// background poll running, so the result can still be awaited later (choice: the Python SDK
+// also cancels the poller; here `cancel()` does that explicitly, because a training operation
+// runs on the server whether or not its result is fetched). `get(timeout)` throws errc::timeout
+// when the time passes, and likewise leaves the poll running (spec 6.2).
+//
+// Progress: `status()` tells how long the request has waited and in which queue state; a
+// callback set with `on_queue_state` hears every change (it runs on the client's io thread and
+// must not block).
+#pragma once
+
+#include <tinker/async.hpp>
+#include <tinker/error.hpp>
+#include <tinker/types/futures.hpp>
+
+#include <boost/asio/append.hpp>
+#include <boost/asio/dispatch.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tinker {
+
+/// One change of a request's queue state (spec 6.4).
+class QueueStateChange {
+ public:
+  QueueStateChange() = default;
+  QueueStateChange(QueueState state_, std::optional<std::string> reason_, std::chrono::milliseconds waited_)
+      : state(state_), reason(std::move(reason_)), waited(waited_) {}
+
+  QueueState state = QueueState::active;
+  std::optional<std::string> reason;    ///< as the server gave it
+  std::chrono::milliseconds waited{0};  ///< since the operation was submitted
+};
+
+using QueueStateCallback = std::function<void(const QueueStateChange&)>;
+
+/// A snapshot of a future's progress; safe to take from any thread.
+class FutureStatus {
+ public:
+  FutureStatus() = default;
+
+  std::string request_id;  ///< the server's future id (the last one, if the operation was resubmitted)
+  QueueState queue_state = QueueState::active;
+  std::optional<std::string> queue_state_reason;
+  std::chrono::milliseconds waited{0};  ///< since submission until now, or until the result arrived
+  bool ready = false;                   ///< a result or an error is there
+};
+
+namespace detail {
+
+/// The type-erased shared state behind every Future (src/client/future_core.cpp).
+class FutureCore;
+using ErasedResult = std::shared_ptr<const void>;
+
+void future_async_wait(const std::shared_ptr<FutureCore>& core, diagnostics* diag, Handler<ErasedResult> handler);
+/// Blocks the calling thread; throws tinker::error (errc::timeout when `timeout` passes, and
+/// errc::invalid_argument when called on the client's io thread, which would deadlock).
+ErasedResult future_wait_blocking(const std::shared_ptr<FutureCore>& core,
+                                  std::optional<std::chrono::milliseconds> timeout);
+FutureStatus future_status(const FutureCore& core);
+void future_on_queue_state(FutureCore& core, QueueStateCallback callback);
+void future_cancel(FutureCore& core);
+
+// Adapts the erased result to the caller's handler, keeping its executor (dispatch) and its
+// cancellation slot.
+template <class T>
+class ResultCaster {
+ public:
+  explicit ResultCaster(Handler<T> inner) : inner_(std::move(inner)) {}
+
+  using cancellation_slot_type = boost::asio::cancellation_slot;
+  cancellation_slot_type get_cancellation_slot() const noexcept { return inner_.get_cancellation_slot(); }
+
+  void operator()(boost::system::error_code code, ErasedResult result) {
+    T value{};
+    if (!code && result) value = *static_cast<const T*>(result.get());
+    boost::asio::dispatch(boost::asio::append(std::move(inner_), code, std::move(value)));
+  }
+
+ private:
+  Handler<T> inner_;
+};
+
+}  // namespace detail
+
+template <class T>
+class Future {
+ public:
+  /// An empty future (valid() is false); every operation on it throws.
+  Future() = default;
+  explicit Future(std::shared_ptr<detail::FutureCore> core) : core_(std::move(core)) {}
+
+  bool valid() const noexcept { return core_ != nullptr; }
+
+  /// Completes with the result, or with the operation's error.
+  template <class Token = default_token>
+  auto async_get(Token&& token = {}) const {
+    return detail::initiate<T>(std::forward<Token>(token), nullptr, Waiter{core_});
+  }
+  template <class Token = default_token>
+  auto async_get(diagnostics& diag, Token&& token = {}) const {
+    return detail::initiate<T>(std::forward<Token>(token), &diag, Waiter{core_});
+  }
+
+  /// Blocks until the result is there; throws tinker::error. Not on the client's io thread.
+  T get() const { return take(detail::future_wait_blocking(checked(), std::nullopt)); }
+  /// As get(), but throws errc::timeout after `timeout` (the poll goes on).
+  T get(std::chrono::milliseconds timeout) const { return take(detail::future_wait_blocking(checked(), timeout)); }
+
+  FutureStatus status() const { return detail::future_status(*checked()); }
+  /// Replaces the queue-state callback (runs on the io thread).
+  void on_queue_state(QueueStateCallback callback) const {
+    detail::future_on_queue_state(*checked(), std::move(callback));
+  }
+  /// Stops the background poll; waiters complete with errc::cancelled. The operation itself
+  /// may still run on the server.
+  void cancel() const { detail::future_cancel(*checked()); }
+
+ private:
+  class Waiter {
+   public:
+    std::shared_ptr<detail::FutureCore> core;
+    void operator()(detail::Handler<T> handler, diagnostics* diag) const {
+      detail::future_async_wait(core, diag,
+                                detail::Handler<detail::ErasedResult>(detail::ResultCaster<T>(std::move(handler))));
+    }
+  };
+
+  const std::shared_ptr<detail::FutureCore>& checked() const {
+    if (!core_) throw error(errc::invalid_argument, "this tinker::Future is empty (default-constructed or moved from)");
+    return core_;
+  }
+  static T take(const detail::ErasedResult& result) { return *static_cast<const T*>(result.get()); }
+
+  std::shared_ptr<detail::FutureCore> core_;
+};
+
+}  // namespace tinker

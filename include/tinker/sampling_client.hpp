@@ -1,0 +1,96 @@
+// SamplingClient (spec 12): samples from a base model or from saved LoRA weights.
+//
+// A cheap handle: copies share one immutable configuration snapshot (session, sampler id, pools)
+// that the sampling path reads without locks, and one atomic request counter. Submitting
+// completes with a Future once the server accepted the request; a result the server lost
+// (HTTP 410) is requested again with a new seq_id inside the same Future (spec 12.3).
+// Behaviour under load (shared rate limiter, 429 pacing, dispatch limits) comes with issue 6.
+#pragma once
+
+#include <tinker/async.hpp>
+#include <tinker/future.hpp>
+#include <tinker/types/model_input.hpp>
+#include <tinker/types/sampling.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tinker {
+
+class Tokenizer;
+
+/// Prompt log-probabilities to return with a sample (spec 9.11).
+class SampleOptions {
+ public:
+  SampleOptions() = default;
+  explicit SampleOptions(bool include_prompt_logprobs_, std::int64_t topk_prompt_logprobs_ = 0)
+      : include_prompt_logprobs(include_prompt_logprobs_), topk_prompt_logprobs(topk_prompt_logprobs_) {}
+
+  bool include_prompt_logprobs = false;
+  std::int64_t topk_prompt_logprobs = 0;  ///< 0 = none
+};
+
+/// Per-token logprobs of a prompt; the first is always empty (nothing predicts it).
+using PromptLogprobs = std::vector<std::optional<float>>;
+
+namespace detail {
+class SamplingState;
+void sampling_sample(std::shared_ptr<const SamplingState> state, ModelInput prompt, std::int64_t num_samples,
+                     SamplingParams params, SampleOptions options, diagnostics* diag,
+                     Handler<Future<SampleResponse>> handler);
+void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, ModelInput prompt, diagnostics* diag,
+                               Handler<Future<PromptLogprobs>> handler);
+void sampling_get_tokenizer(std::shared_ptr<const SamplingState> state, diagnostics* diag,
+                            Handler<std::shared_ptr<const Tokenizer>> handler);
+const std::string& sampling_session_id(const SamplingState& state) noexcept;
+}  // namespace detail
+
+class SamplingClient {
+ public:
+  explicit SamplingClient(std::shared_ptr<const detail::SamplingState> state) : state_(std::move(state)) {}
+
+  /// The server's id of this sampler ("<session>:sample:<n>").
+  const std::string& sampling_session_id() const noexcept { return detail::sampling_session_id(*state_); }
+
+  /// Draws `num_samples` continuations of `prompt`.
+  template <class Token = default_token>
+  auto async_sample(ModelInput prompt, std::int64_t num_samples, SamplingParams params, SampleOptions options,
+                    Token&& token = {}) const {
+    return detail::start<Future<SampleResponse>>(std::forward<Token>(token), nullptr, &detail::sampling_sample, state_,
+                                                 std::move(prompt), num_samples, std::move(params), options);
+  }
+  template <class Token = default_token>
+  auto async_sample(ModelInput prompt, std::int64_t num_samples, SamplingParams params, SampleOptions options,
+                    diagnostics& diag, Token&& token = {}) const {
+    return detail::start<Future<SampleResponse>>(std::forward<Token>(token), &diag, &detail::sampling_sample, state_,
+                                                 std::move(prompt), num_samples, std::move(params), options);
+  }
+
+  /// Log-probabilities of every prompt token under this sampler's weights (one token sampled
+  /// and discarded, spec 12.4).
+  template <class Token = default_token>
+  auto async_compute_logprobs(ModelInput prompt, Token&& token = {}) const {
+    return detail::start<Future<PromptLogprobs>>(std::forward<Token>(token), nullptr,
+                                                 &detail::sampling_compute_logprobs, state_, std::move(prompt));
+  }
+  template <class Token = default_token>
+  auto async_compute_logprobs(ModelInput prompt, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<Future<PromptLogprobs>>(std::forward<Token>(token), &diag, &detail::sampling_compute_logprobs,
+                                                 state_, std::move(prompt));
+  }
+
+  /// The tokenizer of the sampler's base model (GET /samplers/{id}, then spec 11.7).
+  template <class Token = default_token>
+  auto async_get_tokenizer(Token&& token = {}) const {
+    return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), nullptr,
+                                                           &detail::sampling_get_tokenizer, state_);
+  }
+
+ private:
+  std::shared_ptr<const detail::SamplingState> state_;
+};
+
+}  // namespace tinker

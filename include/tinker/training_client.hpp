@@ -1,0 +1,237 @@
+// TrainingClient (spec 11): one LoRA model on the server.
+//
+// Operations are submitted in the order they are initiated (a turnstile hands out seq_ids in
+// turn order) and their results are awaited concurrently, so a loop can submit forward_backward
+// and optim_step back to back before awaiting either. Each `async_x` completes with a Future
+// once the server accepted the request. If a submission fails for good after its retries, the
+// server would wait forever for the missing seq_id; every later operation then fails at once
+// with an error naming it (continue from a checkpoint with a new TrainingClient).
+//
+// A cheap handle: copies refer to the same model and the same turnstile.
+#pragma once
+
+#include <tinker/async.hpp>
+#include <tinker/future.hpp>
+#include <tinker/sampling_client.hpp>
+#include <tinker/types/datum.hpp>
+#include <tinker/types/training.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tinker {
+
+class Tokenizer;
+
+/// What a custom loss returns (spec 11.6): the loss, its metrics (names need no ':'), and the
+/// gradient of the loss with respect to each datum's per-token logprobs.
+class CustomLossOutput {
+ public:
+  CustomLossOutput() = default;
+  CustomLossOutput(double loss_, std::vector<std::vector<float>> gradients_, Metrics metrics_ = {})
+      : loss(loss_), metrics(std::move(metrics_)), gradients(std::move(gradients_)) {}
+
+  double loss = 0.0;
+  Metrics metrics;
+  std::vector<std::vector<float>> gradients;  ///< one vector per datum, as long as its target_tokens
+};
+
+/// Receives the batch and each datum's per-token logprobs (from a forward pass). Runs on the
+/// client's io thread.
+using CustomLossFunction =
+    std::function<CustomLossOutput(const std::vector<Datum>& data, const std::vector<std::vector<float>>& logprobs)>;
+
+/// save_state options (spec 8.8.1).
+class SaveStateOptions {
+ public:
+  SaveStateOptions() = default;
+  explicit SaveStateOptions(std::optional<std::int64_t> ttl_seconds_, bool overwrite_ = false)
+      : ttl_seconds(ttl_seconds_), overwrite(overwrite_) {}
+
+  std::optional<std::int64_t> ttl_seconds;  ///< empty: kept until deleted
+  bool overwrite = false;
+};
+
+namespace detail {
+class TrainingState;
+using FbFuture = Future<ForwardBackwardOutput>;
+using TrainingPtr = std::shared_ptr<TrainingState>;
+void training_forward(TrainingPtr t, ForwardBackwardInput input, diagnostics* d, Handler<FbFuture> h);
+void training_forward_backward(TrainingPtr t, ForwardBackwardInput input, diagnostics* d, Handler<FbFuture> h);
+void training_forward_backward_custom(TrainingPtr t, std::vector<Datum> data, CustomLossFunction loss, diagnostics* d,
+                                      Handler<FbFuture> h);
+void training_optim_step(TrainingPtr t, AdamParams params, diagnostics* d, Handler<Future<OptimStepResponse>> h);
+void training_save_state(TrainingPtr t, std::string name, SaveStateOptions options, diagnostics* d,
+                         Handler<Future<SaveWeightsResponse>> h);
+void training_load_state(TrainingPtr t, std::string path, bool with_optimizer, std::optional<std::string> access_token,
+                         diagnostics* d, Handler<Future<LoadWeightsResponse>> h);
+void training_save_weights_for_sampler(TrainingPtr t, std::string name, std::optional<std::int64_t> ttl_seconds,
+                                       diagnostics* d, Handler<Future<SaveWeightsForSamplerResponse>> h);
+void training_save_weights_and_get_sampling_client(TrainingPtr t, diagnostics* d, Handler<SamplingClient> h);
+void training_create_sampling_client(TrainingPtr t, std::string model_path, diagnostics* d, Handler<SamplingClient> h);
+void training_get_info(TrainingPtr t, diagnostics* d, Handler<GetInfoResponse> h);
+void training_get_tokenizer(TrainingPtr t, diagnostics* d, Handler<std::shared_ptr<const Tokenizer>> h);
+const std::string& training_model_id(const TrainingState& t) noexcept;
+}  // namespace detail
+
+// Every operation has a second form taking a `diagnostics&` just before the token.
+class TrainingClient {
+ public:
+  explicit TrainingClient(detail::TrainingPtr state) : state_(std::move(state)) {}
+
+  /// "<session_id>:train:<n>".
+  const std::string& model_id() const noexcept { return detail::training_model_id(*state_); }
+
+  /// A forward pass only (no gradients): per-datum logprobs and the loss's metrics.
+  template <class Token = default_token>
+  auto async_forward(ForwardBackwardInput input, Token&& token = {}) const {
+    return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr, &detail::training_forward, state_,
+                                           std::move(input));
+  }
+  template <class Token = default_token>
+  auto async_forward(ForwardBackwardInput input, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward, state_,
+                                           std::move(input));
+  }
+
+  /// Forward and backward pass; gradients accumulate until the next optim_step. A batch over
+  /// the server's limits is split into chunks whose results are combined (spec 11.3, 11.4).
+  template <class Token = default_token>
+  auto async_forward_backward(ForwardBackwardInput input, Token&& token = {}) const {
+    return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr, &detail::training_forward_backward,
+                                           state_, std::move(input));
+  }
+  template <class Token = default_token>
+  auto async_forward_backward(ForwardBackwardInput input, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward_backward,
+                                           state_, std::move(input));
+  }
+
+  /// A loss computed by the caller from per-token logprobs (spec 11.6): a forward pass, then
+  /// `loss`, then a forward_backward whose weights are minus the returned gradients. Uses two
+  /// seq_ids. Each datum needs `target_tokens` and may have `weights`, nothing else.
+  template <class Token = default_token>
+  auto async_forward_backward_custom(std::vector<Datum> data, CustomLossFunction loss, Token&& token = {}) const {
+    return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr,
+                                           &detail::training_forward_backward_custom, state_, std::move(data),
+                                           std::move(loss));
+  }
+  template <class Token = default_token>
+  auto async_forward_backward_custom(std::vector<Datum> data, CustomLossFunction loss, diagnostics& diag,
+                                     Token&& token = {}) const {
+    return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward_backward_custom,
+                                           state_, std::move(data), std::move(loss));
+  }
+
+  /// One Adam step with the accumulated gradients.
+  template <class Token = default_token>
+  auto async_optim_step(AdamParams params, Token&& token = {}) const {
+    return detail::start<Future<OptimStepResponse>>(std::forward<Token>(token), nullptr, &detail::training_optim_step,
+                                                    state_, params);
+  }
+  template <class Token = default_token>
+  auto async_optim_step(AdamParams params, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<Future<OptimStepResponse>>(std::forward<Token>(token), &diag, &detail::training_optim_step,
+                                                    state_, params);
+  }
+
+  /// Saves weights and optimizer state as `tinker://<model_id>/weights/<name>`. A retry after a
+  /// save that did succeed is not an error.
+  template <class Token = default_token>
+  auto async_save_state(std::string name, SaveStateOptions options, Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsResponse>>(std::forward<Token>(token), nullptr, &detail::training_save_state,
+                                                      state_, std::move(name), options);
+  }
+  template <class Token = default_token>
+  auto async_save_state(std::string name, SaveStateOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsResponse>>(std::forward<Token>(token), &diag, &detail::training_save_state,
+                                                      state_, std::move(name), options);
+  }
+
+  /// Loads the weights of a training checkpoint (`tinker://.../weights/<name>`) into this model,
+  /// keeping its optimizer state.
+  template <class Token = default_token>
+  auto async_load_state(std::string path, Token&& token = {}) const {
+    return detail::start<Future<LoadWeightsResponse>>(std::forward<Token>(token), nullptr, &detail::training_load_state,
+                                                      state_, std::move(path), false, std::optional<std::string>{});
+  }
+  /// Loads weights and optimizer state.
+  template <class Token = default_token>
+  auto async_load_state_with_optimizer(std::string path, Token&& token = {}) const {
+    return detail::start<Future<LoadWeightsResponse>>(std::forward<Token>(token), nullptr, &detail::training_load_state,
+                                                      state_, std::move(path), true, std::optional<std::string>{});
+  }
+  /// Either form, with a weights access token for another user's checkpoint.
+  template <class Token = default_token>
+  auto async_load_state(std::string path, bool with_optimizer, std::optional<std::string> access_token,
+                        diagnostics& diag, Token&& token = {}) const {
+    return detail::start<Future<LoadWeightsResponse>>(std::forward<Token>(token), &diag, &detail::training_load_state,
+                                                      state_, std::move(path), with_optimizer, std::move(access_token));
+  }
+
+  /// Saves sampler weights as `tinker://<model_id>/sampler_weights/<name>`.
+  template <class Token = default_token>
+  auto async_save_weights_for_sampler(std::string name, std::optional<std::int64_t> ttl_seconds = std::nullopt,
+                                      Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsForSamplerResponse>>(std::forward<Token>(token), nullptr,
+                                                                &detail::training_save_weights_for_sampler, state_,
+                                                                std::move(name), ttl_seconds);
+  }
+  template <class Token = default_token>
+  auto async_save_weights_for_sampler(std::string name, std::optional<std::int64_t> ttl_seconds, diagnostics& diag,
+                                      Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsForSamplerResponse>>(std::forward<Token>(token), &diag,
+                                                                &detail::training_save_weights_for_sampler, state_,
+                                                                std::move(name), ttl_seconds);
+  }
+
+  /// Saves ephemeral sampler weights and returns a SamplingClient on them (spec 11.5).
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), nullptr,
+                                         &detail::training_save_weights_and_get_sampling_client, state_);
+  }
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), &diag,
+                                         &detail::training_save_weights_and_get_sampling_client, state_);
+  }
+
+  /// A SamplingClient on saved sampler weights (`tinker://.../sampler_weights/<name>`).
+  template <class Token = default_token>
+  auto async_create_sampling_client(std::string model_path, Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::training_create_sampling_client,
+                                         state_, std::move(model_path));
+  }
+
+  /// Model name, LoRA rank and tokenizer id.
+  template <class Token = default_token>
+  auto async_get_info(Token&& token = {}) const {
+    return detail::start<GetInfoResponse>(std::forward<Token>(token), nullptr, &detail::training_get_info, state_);
+  }
+  template <class Token = default_token>
+  auto async_get_info(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<GetInfoResponse>(std::forward<Token>(token), &diag, &detail::training_get_info, state_);
+  }
+
+  /// The model's tokenizer, found on disk from get_info's tokenizer id (spec 11.7).
+  template <class Token = default_token>
+  auto async_get_tokenizer(Token&& token = {}) const {
+    return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), nullptr,
+                                                           &detail::training_get_tokenizer, state_);
+  }
+  template <class Token = default_token>
+  auto async_get_tokenizer(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), &diag,
+                                                           &detail::training_get_tokenizer, state_);
+  }
+
+ private:
+  detail::TrainingPtr state_;
+};
+
+}  // namespace tinker

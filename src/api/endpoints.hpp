@@ -1,0 +1,73 @@
+// One function per endpoint (spec 8): typed request -> typed response, with the per-endpoint
+// retry layers of spec 8.0 (L1 retries, L2 execute_with_retries) and the wire form of the
+// official 0.25 client. Every function completes with an error code; `diag` receives the
+// details of a failure (HTTP status, request id, server message).
+//
+// Future endpoints (spec 6) complete with the ticket (UntypedAPIFuture); their results are
+// fetched by client/future_poll.
+#pragma once
+
+#include "api/execute_with_retries.hpp"
+#include "http/client.hpp"
+
+#include <tinker/types.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+namespace tinker::api {
+
+using boost::asio::awaitable;
+using boost::system::error_code;
+
+/// How bulk requests travel: protobuf (as 0.25) or JSON (older servers), and zstd when the
+/// server's client/config sets proto_compress_fwdbwd.
+class BulkWire {
+ public:
+  BulkWire() = default;
+  bool json = false;
+  bool zstd = false;
+};
+
+// Direct endpoints.
+awaitable<error_code> client_config(http::HttpClient& client, const ClientConfigRequest& request,
+                                    ClientConfigResponse& out, diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> auth_token(http::HttpClient& client, AuthTokenResponse& out, diagnostics& diag,
+                                 LayerTwoSettings l2);
+/// 404 = the server has none: `out` keeps its defaults and the result is success.
+awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResponse& out, diagnostics& diag,
+                                     LayerTwoSettings l2);
+awaitable<error_code> create_session(http::HttpClient& client, const CreateSessionRequest& request,
+                                     CreateSessionResponse& out, diagnostics& diag);
+awaitable<error_code> session_heartbeat(http::HttpClient& client, const SessionHeartbeatRequest& request,
+                                        diagnostics& diag);
+awaitable<error_code> create_sampling_session(http::HttpClient& client, const CreateSamplingSessionRequest& request,
+                                              CreateSamplingSessionResponse& out, diagnostics& diag);
+awaitable<error_code> get_server_capabilities(http::HttpClient& client, GetServerCapabilitiesResponse& out,
+                                              diagnostics& diag, LayerTwoSettings l2);
+/// `layer_two` false for the internal call of get_tokenizer (spec 8.0 footnote).
+awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& request, GetInfoResponse& out,
+                               diagnostics& diag, LayerTwoSettings l2, bool layer_two = true);
+awaitable<error_code> weights_info(http::HttpClient& client, const WeightsInfoRequest& request,
+                                   WeightsInfoResponse& out, diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> get_sampler(http::HttpClient& client, const std::string& sampler_id, GetSamplerResponse& out,
+                                  diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> telemetry(http::HttpClient& client, const TelemetryRequest& request, diagnostics& diag);
+
+// Future endpoints: complete with the ticket.
+awaitable<error_code> create_model(http::HttpClient& client, const CreateModelRequest& request,
+                                   UntypedAPIFuture& ticket, diagnostics& diag);
+/// forward_only with JSON bulk paths goes to the legacy /api/v1/forward as a ForwardRequest.
+awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBackwardRequest& request, BulkWire wire,
+                                       UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> optim_step(http::HttpClient& client, const OptimStepRequest& request, UntypedAPIFuture& ticket,
+                                 diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> save_weights(http::HttpClient& client, const SaveWeightsRequest& request,
+                                   UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> load_weights(http::HttpClient& client, const LoadWeightsRequest& request,
+                                   UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const SaveWeightsForSamplerRequest& request,
+                                               UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2);
+awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
+                              diagnostics& diag, LayerTwoSettings l2);
+
+}  // namespace tinker::api
