@@ -25,6 +25,8 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace tinker::http {
 namespace {
@@ -86,6 +88,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   Impl(asio::any_io_executor executor, ClientOptions options, std::shared_ptr<Clock> clock, RandomUnit random)
       : executor_(std::move(executor)),
         options_(std::move(options)),
+        credential_(options_.api_key),
         clock_(clock ? std::move(clock) : make_system_clock(executor_)),
         random_(random ? std::move(random) : default_random_unit()),
         standard_headers_(standard_headers(options_)),
@@ -102,6 +105,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   void start_sweeper();
   void shutdown();
   PoolStats stats(PoolKind kind) const;
+  void set_credential(Secret credential);
 
   asio::any_io_executor executor_;
   const ClientOptions& options() const noexcept { return options_; }
@@ -116,9 +120,12 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   static std::string call_header_lines(const Request& request, std::chrono::milliseconds timeout);
   const PoolLimits& limits_for(PoolKind kind) const;
   void fail(diagnostics* diag, const ExchangeResult& result) const;
+  void redact_previous_credentials(diagnostics& diag) const;
   static asio::awaitable<void> sweep_loop(std::shared_ptr<Impl> self);
 
   ClientOptions options_;
+  Secret credential_;                         ///< sent in X-API-Key; starts as options_.api_key
+  std::vector<Secret> previous_credentials_;  ///< replaced ones, still redacted
   std::shared_ptr<Clock> clock_;
   RandomUnit random_;
   std::vector<Header> standard_headers_;
@@ -162,7 +169,7 @@ std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool 
   std::vector<Header> headers;
   headers.emplace_back("Host", endpoint.host_header());
   headers.insert(headers.end(), standard_headers_.begin(), standard_headers_.end());
-  if (with_credentials && !options_.api_key.empty()) headers.emplace_back("X-API-Key", options_.api_key.reveal());
+  if (with_credentials && !credential_.empty()) headers.emplace_back("X-API-Key", credential_.reveal());
   std::string lines;
   for (const Header& header : headers) {
     if (!is_safe_header(header.name, header.value)) {
@@ -232,9 +239,36 @@ void HttpClient::Impl::fail(diagnostics* diag, const ExchangeResult& result) con
   if (diag == nullptr) return;
   diag->clear();
   if (result.response.status != 0) {
-    fill_diagnostics(result.response, *diag, options_.api_key.reveal(), clock_->now(), options_.retry.max_retry_after);
+    fill_diagnostics(result.response, *diag, credential_.reveal(), clock_->now(), options_.retry.max_retry_after);
   } else {
-    diag->message = redact(result.reason, options_.api_key.reveal());
+    diag->message = redact(result.reason, credential_.reveal());
+  }
+  redact_previous_credentials(*diag);
+}
+
+void HttpClient::Impl::redact_previous_credentials(diagnostics& diag) const {
+  for (const Secret& previous : previous_credentials_) {
+    diag.message = redact(std::move(diag.message), previous.reveal());
+    diag.request_id = redact(std::move(diag.request_id), previous.reveal());
+    diag.body_excerpt = redact(std::move(diag.body_excerpt), previous.reveal());
+  }
+}
+
+void HttpClient::Impl::set_credential(Secret credential) {
+  Secret old = std::exchange(credential_, std::move(credential));
+  try {
+    base_header_lines_ = fixed_header_lines(base_.endpoint, /*with_credentials=*/true);
+  } catch (...) {
+    credential_ = std::move(old);
+    throw;
+  }
+  // Keep redacting what we sent before (a JWT's refresh, the API key behind it). Bounded: a
+  // long-running client refreshes its JWT every hour or so.
+  constexpr std::size_t max_remembered = 16;
+  if (!old.empty() && old != credential_) {
+    std::erase(previous_credentials_, old);
+    if (previous_credentials_.size() >= max_remembered) previous_credentials_.erase(previous_credentials_.begin() + 1);
+    previous_credentials_.push_back(std::move(old));
   }
 }
 
@@ -374,6 +408,10 @@ PoolStats HttpClient::stats(PoolKind kind) const {
 
 const ClientOptions& HttpClient::options() const noexcept {
   return impl_->options();
+}
+
+void HttpClient::set_credential(Secret credential) {
+  impl_->set_credential(std::move(credential));
 }
 
 Clock& HttpClient::clock() const noexcept {

@@ -60,6 +60,13 @@ class HttpClient {
 
   PoolStats stats(PoolKind kind) const;
   const ClientOptions& options() const noexcept;
+
+  /// Replaces the credential sent in X-API-Key from the next request on (a JWT from
+  /// auth/token, spec 2.4, or a credential command's output). Requests already assembled keep
+  /// the old one. Every credential this client ever had (options().api_key included) stays
+  /// redacted from diagnostics. Throws tinker::error (invalid_configuration) if it contains a
+  /// line break; the credential is then unchanged.
+  void set_credential(Secret credential);
   Clock& clock() const noexcept;
 
   /// Closes idle connections and fails queued requests with `cancelled`; requests in flight

@@ -448,6 +448,42 @@ TEST_F(ClientTest, TheApiKeyNeverAppearsInErrors) {
   }
 }
 
+TEST_F(ClientTest, SetCredentialChangesTheKeyHeaderAndRedactsEveryCredential) {
+  constexpr const char* jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXRleHQ";
+  ScriptedServer server;
+  make_client(options_for(server));
+  ASSERT_FALSE(send(post("/before")).ec);
+  client_->set_credential(Secret(jwt));
+  ASSERT_FALSE(send(post("/after")).ec);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].header("x-api-key"), test_key);
+  EXPECT_EQ(requests[1].header("x-api-key"), jwt);
+
+  // A server echoing both the old key and the new JWT leaks neither.
+  ScriptedResponse echo(401, std::string(R"({"detail":"old )") + test_key + " new " + jwt + "\"}");
+  echo.headers.emplace_back("x-request-id", std::string(test_key) + jwt);
+  server.set_default_response(echo);
+  const Result result = send(post("/x"));
+  ASSERT_EQ(result.ec, make_error_code(errc::authentication_failed));
+  const error as_exception(result.ec, result.diag);
+  for (const std::string& text :
+       {result.diag.message, result.diag.body_excerpt, result.diag.request_id, std::string(as_exception.what())}) {
+    EXPECT_EQ(text.find(test_key), std::string::npos) << text;
+    EXPECT_EQ(text.find(jwt), std::string::npos) << text;
+  }
+  EXPECT_NE(result.diag.message.find("<redacted>"), std::string::npos) << result.diag.message;
+}
+
+TEST_F(ClientTest, SetCredentialRefusesALineBreakAndKeepsTheOldOne) {
+  ScriptedServer server;
+  make_client(options_for(server));
+  EXPECT_THROW(client_->set_credential(Secret("tml-a\r\nX-Injected: yes")), error);
+  ASSERT_FALSE(send(post("/x")).ec);
+  EXPECT_EQ(server.requests().at(0).header("x-api-key"), test_key);
+  EXPECT_FALSE(server.requests().at(0).header("x-injected").has_value());
+}
+
 TEST_F(ClientTest, HeaderInjectionIsRefusedBeforeAnythingIsSent) {
   ScriptedServer server;
   make_client(options_for(server));

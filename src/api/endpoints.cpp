@@ -1,0 +1,239 @@
+// One function per endpoint (spec 8): the request's path, pool (spec 7.1), layer-1 retries and
+// layer-2 wrapping (spec 8.0 table), body encoding and response decoding.
+#include "api/endpoints.hpp"
+
+#include "api/response.hpp"
+
+#include <tinker/codec.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tinker::api {
+namespace {
+
+namespace asio = boost::asio;
+using http::Method;
+using http::PoolKind;
+
+constexpr const char* json_type = "application/json";
+constexpr const char* protobuf_type = "application/x-protobuf";
+
+// How one call is retried: layer-1 retry count (empty = the client's default of 10) and whether
+// layer 2 wraps it.
+class RetryPlan {
+ public:
+  RetryPlan(std::optional<int> l1_retries_, const LayerTwoSettings* l2_) : l1_retries(l1_retries_), l2(l2_) {}
+  std::optional<int> l1_retries;
+  const LayerTwoSettings* l2;  ///< null = layer 1 only
+};
+
+http::Request make_request(Method method, std::string path, PoolKind pool) {
+  http::Request request(method, std::move(path), pool);
+  return request;
+}
+
+http::Request json_post(std::string path, PoolKind pool, std::string body) {
+  http::Request request = make_request(Method::post, std::move(path), pool);
+  request.body = std::move(body);
+  request.content_type = json_type;
+  return request;
+}
+
+// Encodes a request body; an unencodable value (NaN in a tensor, an image_asset_pointer in the
+// protobuf form, ...) fails the call before anything is sent, naming the field.
+template <class Encode>
+error_code encode_body(Encode encode, std::string& out, diagnostics& diag) {
+  try {
+    out = encode();
+    return {};
+  } catch (const error& e) {
+    diag = e.diag();
+    if (diag.message.empty()) diag.message = e.what();
+    return e.code();
+  }
+}
+
+// Sends through layer 2 when the plan says so, else straight through the client (layer 1).
+awaitable<CallOutcome> send(http::HttpClient& client, http::Request request, diagnostics& diag, RetryPlan plan) {
+  request.max_retries = plan.l1_retries;
+  if (plan.l2 != nullptr) co_return co_await execute_with_retries(client, std::move(request), diag, *plan.l2);
+  diag.clear();
+  auto [ec, response] = co_await client.async_send(std::move(request), diag, asio::as_tuple(asio::use_awaitable));
+  co_return CallOutcome{ec, std::move(response)};
+}
+
+template <class Out>
+awaitable<error_code> call_json(http::HttpClient& client, http::Request request, Out& out, diagnostics& diag,
+                                RetryPlan plan) {
+  auto [ec, response] = co_await send(client, std::move(request), diag, plan);
+  if (ec) co_return ec;
+  co_return decode_json_response(response, out, diag);
+}
+
+// Calls whose answer carries nothing the SDK uses (heartbeat, telemetry): only the status counts.
+awaitable<error_code> call_ignoring_body(http::HttpClient& client, http::Request request, diagnostics& diag,
+                                         RetryPlan plan) {
+  auto [ec, response] = co_await send(client, std::move(request), diag, plan);
+  co_return ec;
+}
+
+template <class Body>
+awaitable<error_code> submit_future(http::HttpClient& client, std::string path, const Body& body,
+                                    UntypedAPIFuture& ticket, diagnostics& diag, RetryPlan plan) {
+  std::string encoded;
+  if (const auto ec = encode_body([&] { return to_json(body); }, encoded, diag)) co_return ec;
+  http::Request request = json_post(std::move(path), PoolKind::training, std::move(encoded));
+  co_return co_await call_json(client, std::move(request), ticket, diag, plan);
+}
+
+}  // namespace
+
+awaitable<error_code> client_config(http::HttpClient& client, const ClientConfigRequest& request,
+                                    ClientConfigResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  // Spec 7.1: a one-off call; the session pool serves such small control calls.
+  http::Request http_request = json_post("/api/v1/client/config", PoolKind::session, to_json(request));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+}
+
+awaitable<error_code> auth_token(http::HttpClient& client, AuthTokenResponse& out, diagnostics& diag,
+                                 LayerTwoSettings l2) {
+  const AuthTokenRequest body;
+  http::Request http_request = json_post("/api/v1/auth/token", PoolKind::session, to_json(body));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+}
+
+awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResponse& out, diagnostics& diag,
+                                     LayerTwoSettings l2) {
+  const ClientConfigRequest body;
+  http::Request http_request = json_post("/api/v1/client/dynamic_config", PoolKind::session, to_json(body));
+  http_request.timeout = client.options().timeouts.dynamic_config;
+  DynamicConfigResponse decoded;
+  const error_code ec = co_await call_json(client, std::move(http_request), decoded, diag, RetryPlan(0, &l2));
+  if (ec == errc::not_found) {  // spec 8.5: a server without dynamic config gives the defaults
+    diag.clear();
+    out = DynamicConfigResponse();
+    co_return error_code{};
+  }
+  if (!ec) out = std::move(decoded);
+  co_return ec;
+}
+
+awaitable<error_code> create_session(http::HttpClient& client, const CreateSessionRequest& request,
+                                     CreateSessionResponse& out, diagnostics& diag) {
+  http::Request http_request = json_post("/api/v1/create_session", PoolKind::session, to_json(request));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, nullptr));
+}
+
+awaitable<error_code> session_heartbeat(http::HttpClient& client, const SessionHeartbeatRequest& request,
+                                        diagnostics& diag) {
+  http::Request http_request = json_post("/api/v1/session_heartbeat", PoolKind::session, to_json(request));
+  http_request.timeout = client.options().timeouts.heartbeat;
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, RetryPlan(0, nullptr));
+}
+
+awaitable<error_code> create_sampling_session(http::HttpClient& client, const CreateSamplingSessionRequest& request,
+                                              CreateSamplingSessionResponse& out, diagnostics& diag) {
+  http::Request http_request = json_post("/api/v1/create_sampling_session", PoolKind::session, to_json(request));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, nullptr));
+}
+
+awaitable<error_code> get_server_capabilities(http::HttpClient& client, GetServerCapabilitiesResponse& out,
+                                              diagnostics& diag, LayerTwoSettings l2) {
+  http::Request http_request = make_request(Method::get, "/api/v1/get_server_capabilities", PoolKind::training);
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+}
+
+awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& request, GetInfoResponse& out,
+                               diagnostics& diag, LayerTwoSettings l2, bool layer_two) {
+  http::Request http_request = json_post("/api/v1/get_info", PoolKind::training, to_json(request));
+  const RetryPlan plan(std::nullopt, layer_two ? &l2 : nullptr);
+  co_return co_await call_json(client, std::move(http_request), out, diag, plan);
+}
+
+awaitable<error_code> weights_info(http::HttpClient& client, const WeightsInfoRequest& request,
+                                   WeightsInfoResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  http::Request http_request = json_post("/api/v1/weights_info", PoolKind::training, to_json(request));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+}
+
+awaitable<error_code> get_sampler(http::HttpClient& client, const std::string& sampler_id, GetSamplerResponse& out,
+                                  diagnostics& diag, LayerTwoSettings l2) {
+  // Spec 8.0: path parameters are inserted verbatim.
+  http::Request http_request = make_request(Method::get, "/api/v1/samplers/" + sampler_id, PoolKind::training);
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+}
+
+awaitable<error_code> telemetry(http::HttpClient& client, const TelemetryRequest& request, diagnostics& diag) {
+  // Spec 8.0: layer 1 with the default retries; the telemetry loop is its own outer retry.
+  std::string body;
+  if (const auto ec = encode_body([&] { return to_json(request); }, body, diag)) co_return ec;
+  http::Request http_request = json_post("/api/v1/telemetry", PoolKind::session, std::move(body));
+  http_request.timeout = client.options().timeouts.telemetry;
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, RetryPlan(std::nullopt, nullptr));
+}
+
+awaitable<error_code> create_model(http::HttpClient& client, const CreateModelRequest& request,
+                                   UntypedAPIFuture& ticket, diagnostics& diag) {
+  co_return co_await submit_future(client, "/api/v1/create_model", request, ticket, diag,
+                                   RetryPlan(std::nullopt, nullptr));
+}
+
+awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBackwardRequest& request, BulkWire wire,
+                                       UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
+  const RetryPlan plan(std::nullopt, &l2);
+  if (wire.json) {
+    if (request.forward_only) {
+      // Spec 8.7.5: the JSON form has no forward_only; older servers take /api/v1/forward.
+      const ForwardRequest forward(request.model_id, request.seq_id, request.forward_backward_input);
+      co_return co_await submit_future(client, "/api/v1/forward", forward, ticket, diag, plan);
+    }
+    co_return co_await submit_future(client, "/api/v1/forward_backward", request, ticket, diag, plan);
+  }
+  // Spec 17.2: the protobuf form (as the 0.25 client), one zstd frame when the server asks.
+  std::string body;
+  if (const auto ec = encode_body([&] { return to_protobuf(request); }, body, diag)) co_return ec;
+  http::Request http_request = make_request(Method::post, "/api/v1/forward_backward", PoolKind::training);
+  http_request.body = std::move(body);
+  http_request.content_type = protobuf_type;
+  http_request.compress_zstd = wire.zstd;
+  co_return co_await call_json(client, std::move(http_request), ticket, diag, plan);
+}
+
+awaitable<error_code> optim_step(http::HttpClient& client, const OptimStepRequest& request, UntypedAPIFuture& ticket,
+                                 diagnostics& diag, LayerTwoSettings l2) {
+  co_return co_await submit_future(client, "/api/v1/optim_step", request, ticket, diag, RetryPlan(std::nullopt, &l2));
+}
+
+awaitable<error_code> save_weights(http::HttpClient& client, const SaveWeightsRequest& request,
+                                   UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
+  co_return co_await submit_future(client, "/api/v1/save_weights", request, ticket, diag, RetryPlan(0, &l2));
+}
+
+awaitable<error_code> load_weights(http::HttpClient& client, const LoadWeightsRequest& request,
+                                   UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
+  co_return co_await submit_future(client, "/api/v1/load_weights", request, ticket, diag, RetryPlan(std::nullopt, &l2));
+}
+
+awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const SaveWeightsForSamplerRequest& request,
+                                               UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
+  co_return co_await submit_future(client, "/api/v1/save_weights_for_sampler", request, ticket, diag,
+                                   RetryPlan(0, &l2));
+}
+
+awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
+                              diagnostics& diag, LayerTwoSettings l2) {
+  std::string body;
+  if (const auto ec = encode_body([&] { return to_json(request); }, body, diag)) co_return ec;
+  http::Request http_request = json_post("/api/v1/asample", PoolKind::sampling, std::move(body));
+  // Spec 3.2/12.3: this client handles 429 backpressure itself.
+  http_request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
+  co_return co_await call_json(client, std::move(http_request), ticket, diag, RetryPlan(0, &l2));
+}
+
+}  // namespace tinker::api
