@@ -18,6 +18,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,6 +29,20 @@ namespace tinker::detail {
 
 class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
  public:
+  /// Intervals of the background loops; the defaults are the spec's. Internal knob: tests
+  /// shorten them with set_timing() before the first ensure_config/ensure_session.
+  class Timing {
+   public:
+    Timing() = default;
+    std::chrono::milliseconds heartbeat_interval{10'000};        ///< spec 8.6.2
+    std::chrono::milliseconds heartbeat_warning_after{120'000};  ///< failing this long: warn
+    std::chrono::milliseconds jwt_refresh_lead{300'000};         ///< refresh this long before exp
+    std::chrono::milliseconds jwt_retry{60'000};                 ///< after a failed refresh / no exp
+    std::chrono::milliseconds jwt_on_demand_threshold{60'000};   ///< ensure_config refreshes below this
+    std::chrono::milliseconds telemetry_flush_interval{10'000};  ///< spec 15
+    std::chrono::milliseconds telemetry_retry_interval{1'000};   ///< a failed batch is resent after this
+  };
+
   /// Validates the options (throws tinker::error, invalid_configuration); does no I/O.
   static std::shared_ptr<ClientHolder> create(boost::asio::any_io_executor executor, ServiceClientOptions options);
   ~ClientHolder();
@@ -37,11 +52,19 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   boost::asio::any_io_executor executor() const noexcept;
   http::HttpClient& http() noexcept;
   const ServiceClientOptions& options() const noexcept;
+  /// Writes a line to ServiceClientOptions::log, else to stderr; lines above
+  /// client.log_level are dropped either way.
   void log(LogLevel level, std::string_view message) const;
+  bool log_enabled(LogLevel level) const noexcept;
+
+  void set_timing(Timing timing);
+  const Timing& timing() const noexcept;
 
   /// Session-less bootstrap (spec 10.2): client/config, then auth/token when the server enables
   /// JWTs (and its refresh loop), then dynamic_config. Single flight: concurrent callers share
-  /// one bootstrap; a failed bootstrap is retried by the next caller.
+  /// one bootstrap; a failed bootstrap is retried by the next caller. Once bootstrapped it is
+  /// cheap, and refreshes a JWT with <= 60 s left on demand (spec 2.4 step 3; a failed refresh
+  /// keeps the old token): call it (or ensure_session) before each request.
   boost::asio::awaitable<boost::system::error_code> ensure_config(diagnostics& diag);
   /// The server's client/config (valid after ensure_config succeeded).
   const ClientConfigResponse& config() const noexcept;
@@ -74,8 +97,12 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   /// waiting), cancels every registered task, and shuts the HTTP client down. Idempotent.
   void shutdown();
 
- private:
+  /// The state behind the holder (src/client/holder_impl.hpp), for the holder's own files.
   class Impl;
+  Impl& impl() noexcept { return *impl_; }
+  const Impl& impl() const noexcept { return *impl_; }
+
+ private:
   explicit ClientHolder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
