@@ -16,8 +16,12 @@ namespace {
 namespace asio = boost::asio;
 
 // A nonlinear per-token loss of the logprobs.
-double token_loss(double logprob) { return 0.5 * (logprob + 3.0) * (logprob + 3.0); }
-double token_loss_derivative(double logprob) { return logprob + 3.0; }
+double token_loss(double logprob) {
+  return 0.5 * (logprob + 3.0) * (logprob + 3.0);
+}
+double token_loss_derivative(double logprob) {
+  return logprob + 3.0;
+}
 
 CustomLossOutput custom_loss(const std::vector<Datum>&, const std::vector<std::vector<float>>& logprobs,
                              std::vector<std::vector<float>>* seen) {
@@ -82,7 +86,8 @@ asio::awaitable<CustomLossRun> custom_versus_reference(ServiceClient& service) {
   CustomLossRun run;
 
   const ForwardBackwardOutput before = co_await forward_of(custom, batch);
-  for (const auto& record : before.loss_fn_outputs) run.logprobs_before.push_back(record.at("logprobs").to_dense_floats());
+  for (const auto& record : before.loss_fn_outputs)
+    run.logprobs_before.push_back(record.at("logprobs").to_dense_floats());
 
   std::vector<std::vector<float>>* seen = &run.logprobs_seen_by_loss;
   const CustomLossFunction loss = [seen](const std::vector<Datum>& data, const std::vector<std::vector<float>>& lps) {
@@ -119,7 +124,8 @@ TEST_F(CustomLossTest, MatchesATwinTrainedWithFiniteDifferenceWeights) {
   std::size_t k = 0;
   for (const auto& datum : result.logprobs_before) {
     for (float before : datum) {
-      largest_difference = std::max(largest_difference, std::abs(double(result.custom_after[k]) - result.reference_after[k]));
+      largest_difference =
+          std::max(largest_difference, std::abs(double(result.custom_after[k]) - result.reference_after[k]));
       largest_change = std::max(largest_change, std::abs(double(result.custom_after[k]) - before));
       ++k;
     }

@@ -187,20 +187,20 @@ TEST_F(TrainingClientTest, BadInputIsRefusedBeforeSendingAndUsesNoSeqId) {
   std::vector<Datum> bad = tiny_batch(1, 4);
   bad[0].loss_fn_inputs["weights"] = TensorData::from_floats(std::vector<float>{1.0f, NAN, 1.0f, 1.0f});
   diagnostics diag;
-  auto refused = training.async_forward_backward(ForwardBackwardInput(bad, loss_fn::cross_entropy), diag,
-                                                 asio::use_future);
+  auto refused =
+      training.async_forward_backward(ForwardBackwardInput(bad, loss_fn::cross_entropy), diag, asio::use_future);
   EXPECT_THROW(run_until_ready(io, refused), boost::system::system_error);
   EXPECT_THAT(diag.message, HasSubstr("data[0].loss_fn_inputs.weights"));
 
   diagnostics empty_diag;
-  auto empty = training.async_forward_backward(ForwardBackwardInput({}, loss_fn::cross_entropy), empty_diag,
-                                               asio::use_future);
+  auto empty =
+      training.async_forward_backward(ForwardBackwardInput({}, loss_fn::cross_entropy), empty_diag, asio::use_future);
   EXPECT_THROW(run_until_ready(io, empty), boost::system::system_error);
   EXPECT_THAT(empty_diag.message, HasSubstr("No data provided"));
 
   // The next operation gets seq_id 1: no gap was left.
-  auto ok = training.async_forward_backward(ForwardBackwardInput(tiny_batch(1, 4), loss_fn::cross_entropy),
-                                            asio::use_future);
+  auto ok =
+      training.async_forward_backward(ForwardBackwardInput(tiny_batch(1, 4), loss_fn::cross_entropy), asio::use_future);
   auto future = run_until_ready(io, ok);
   auto done = future.async_get(asio::use_future);
   run_until_ready(io, done);
@@ -217,8 +217,8 @@ TEST_F(TrainingClientTest, ARequestTheServerRefusesIsAnErrorWithItsRequestIdAndL
   server->set_faults({refuse});
 
   diagnostics diag;
-  auto refused = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy),
-                                                 diag, asio::use_future);
+  auto refused = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy), diag,
+                                                 asio::use_future);
   try {
     run_until_ready(io, refused);
     FAIL() << "a 400 must be an error";
@@ -245,14 +245,15 @@ TEST_F(TrainingClientTest, AnOperationCancelledBeforeItsTurnPassesItWithoutASeqI
   slow.on_calls = {1};
   server->set_faults({slow});
 
-  auto first = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy),
-                                               asio::use_future);
+  auto first =
+      training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy), asio::use_future);
   asio::cancellation_signal cancel;
-  auto cancelled = training.async_optim_step(AdamParams(1e-3), asio::bind_cancellation_slot(cancel.slot(), asio::use_future));
+  auto cancelled =
+      training.async_optim_step(AdamParams(1e-3), asio::bind_cancellation_slot(cancel.slot(), asio::use_future));
   io.run_for(std::chrono::milliseconds(100));  // the first holds the turn (its submit is delayed)
   cancel.emit(asio::cancellation_type::terminal);
-  auto third = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy),
-                                               asio::use_future);
+  auto third =
+      training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy), asio::use_future);
   try {
     run_until_ready(io, cancelled);
     FAIL() << "the cancelled operation must fail";
@@ -279,8 +280,8 @@ TEST_F(TrainingClientTest, ALostSeqIdMakesLaterOperationsFailFastNamingIt) {
   drop.probability = 1.0;
   server->set_faults({drop});
 
-  auto lost = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy),
-                                              asio::use_future);
+  auto lost =
+      training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy), asio::use_future);
   auto after = training.async_optim_step(AdamParams(1e-3), asio::use_future);
   EXPECT_THROW(run_until_ready(io, lost), boost::system::system_error);
   const auto started = std::chrono::steady_clock::now();
@@ -306,8 +307,8 @@ TEST_F(TrainingClientTest, AnExpiredTrainingResultFailsClearlyAndTheStepRanOnce)
   expired.on_calls = {1};
   server->set_faults({expired});
 
-  auto submitted = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy),
-                                                   asio::use_future);
+  auto submitted =
+      training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy), asio::use_future);
   Future<ForwardBackwardOutput> future = run_until_ready(io, submitted);
   diagnostics diag;
   auto result = future.async_get(diag, asio::use_future);
@@ -338,8 +339,8 @@ TEST_F(TrainingClientTest, PausedQueueStatesReachTheCallbackAndTheStatus) {
   pause.on_calls = {1};
   server->set_faults({pause});
 
-  auto submitted = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy),
-                                                   asio::use_future);
+  auto submitted =
+      training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy), asio::use_future);
   Future<ForwardBackwardOutput> future = run_until_ready(io, submitted);
   std::vector<QueueStateChange> changes;
   future.on_queue_state([&changes](const QueueStateChange& change) { changes.push_back(change); });
@@ -360,8 +361,8 @@ TEST_F(TrainingClientTest, AnExpiredSessionGivesAClearError) {
   TrainingClient training = run(create_training(*service));
   server->advance_clock(std::chrono::hours(2));
   diagnostics diag;
-  auto submitted = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy),
-                                                   diag, asio::use_future);
+  auto submitted = training.async_forward_backward(ForwardBackwardInput(tiny_batch(2, 4), loss_fn::cross_entropy), diag,
+                                                   asio::use_future);
   EXPECT_THROW(run_until_ready(io, submitted), boost::system::system_error);
   EXPECT_THAT(diag.message, HasSubstr("expired"));
 }
