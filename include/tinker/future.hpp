@@ -112,11 +112,11 @@ class Future {
   /// Completes with the result, or with the operation's error.
   template <class Token = default_token>
   auto async_get(Token&& token = {}) const {
-    return detail::initiate<T>(std::forward<Token>(token), nullptr, Waiter{core_});
+    return detail::initiate<T>(std::forward<Token>(token), nullptr, Waiter{checked()});
   }
   template <class Token = default_token>
   auto async_get(diagnostics& diag, Token&& token = {}) const {
-    return detail::initiate<T>(std::forward<Token>(token), &diag, Waiter{core_});
+    return detail::initiate<T>(std::forward<Token>(token), &diag, Waiter{checked()});
   }
 
   /// Blocks until the result is there; throws tinker::error. Not on the client's io thread.

@@ -50,7 +50,11 @@ const std::string& sampling_session_id(const SamplingState& state) noexcept;
 
 class SamplingClient {
  public:
+  /// An empty handle (what a failed creation completes with); only assignable.
+  SamplingClient() = default;
   explicit SamplingClient(std::shared_ptr<const detail::SamplingState> state) : state_(std::move(state)) {}
+
+  bool valid() const noexcept { return state_ != nullptr; }
 
   /// The server's id of this sampler ("<session>:sample:<n>").
   const std::string& sampling_session_id() const noexcept { return detail::sampling_session_id(*state_); }

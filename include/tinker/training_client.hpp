@@ -81,7 +81,11 @@ const std::string& training_model_id(const TrainingState& t) noexcept;
 // Every operation has a second form taking a `diagnostics&` just before the token.
 class TrainingClient {
  public:
+  /// An empty handle (what a failed creation completes with); only assignable.
+  TrainingClient() = default;
   explicit TrainingClient(detail::TrainingPtr state) : state_(std::move(state)) {}
+
+  bool valid() const noexcept { return state_ != nullptr; }
 
   /// "<session_id>:train:<n>".
   const std::string& model_id() const noexcept { return detail::training_model_id(*state_); }
