@@ -1,8 +1,10 @@
 #include "client/future_core.hpp"
 
 #include <boost/asio/append.hpp>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 namespace tinker::detail {
 namespace {
@@ -95,7 +97,31 @@ void FutureCore::settle(boost::system::error_code code, diagnostics diag, Erased
   }
 }
 
+void FutureCore::start() {
+  {
+    std::lock_guard lock(mutex_);
+    if (start_requested_) return;
+    start_requested_ = true;
+  }
+  asio::post(executor_, [self = shared_from_this()] {
+    if (self->start_timer_ != nullptr) self->start_timer_->cancel();
+  });
+}
+
+asio::awaitable<void> FutureCore::wait_for_start(std::chrono::milliseconds fallback) {
+  {
+    std::lock_guard lock(mutex_);
+    if (start_requested_) co_return;
+  }
+  asio::steady_timer timer(executor_, fallback);
+  start_timer_ = &timer;
+  auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+  (void)ec;  // started, fell back, or cancelled: the poll that follows sees a cancellation itself
+  start_timer_ = nullptr;
+}
+
 void FutureCore::async_wait(diagnostics* diag, Handler<ErasedResult> handler) {
+  start();
   std::unique_lock lock(mutex_);
   if (ready_) {
     if (code_ && diag != nullptr) *diag = diag_;
@@ -143,6 +169,7 @@ bool FutureCore::on_io_thread() const {
 }
 
 ErasedResult FutureCore::wait_blocking(std::optional<std::chrono::milliseconds> timeout) {
+  start();
   if (on_io_thread()) {
     throw error(errc::invalid_argument,
                 "Future::get() was called on the client's io thread, where it would wait forever; "

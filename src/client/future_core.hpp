@@ -11,7 +11,9 @@
 #include <tinker/future.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <condition_variable>
@@ -54,6 +56,13 @@ class FutureCore : public std::enable_shared_from_this<FutureCore> {
 
   const boost::asio::any_io_executor& executor() const noexcept { return executor_; }
 
+  /// Deferred start (training futures): the producer calls this first and it returns when
+  /// start() was called or `fallback` passed, so a pipelined loop's next submit reaches the
+  /// server before the first poll of the previous result. io thread only.
+  boost::asio::awaitable<void> wait_for_start(std::chrono::milliseconds fallback);
+  /// Lets a deferred producer go; any thread, idempotent. Every wait calls it.
+  void start();
+
  private:
   class Waiter {
    public:
@@ -89,6 +98,8 @@ class FutureCore : public std::enable_shared_from_this<FutureCore> {
   QueueStateCallback callback_;
   std::function<void()> cancel_hook_;
   bool cancel_requested_ = false;
+  bool start_requested_ = false;
+  boost::asio::steady_timer* start_timer_ = nullptr;  ///< io thread only
 };
 
 }  // namespace tinker::detail

@@ -29,6 +29,11 @@ asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared
     co_await std::move(work);
   } catch (const error& e) {
     core->set_error(e.code(), e.diag());
+  } catch (const boost::system::system_error& e) {
+    diagnostics diag;
+    diag.message = e.code() == asio::error::operation_aborted ? "waiting for the result was cancelled" : e.what();
+    const bool aborted = e.code() == asio::error::operation_aborted;
+    core->set_error(aborted ? make_error_code(errc::cancelled) : make_error_code(errc::connection_failed), diag);
   } catch (const std::exception& e) {
     diagnostics diag;
     diag.message = std::string("internal error while waiting for the result: ") + e.what();
@@ -43,8 +48,13 @@ asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared
   holder->unregister_task(task_id);
 }
 
+// Choice: a deferred first poll waits at most this long for its start signal, so a result
+// nobody awaits is still fetched (spec 6.2: the SDK polls even if nobody awaits).
+constexpr std::chrono::milliseconds deferred_start_fallback{1000};
+
 asio::awaitable<void> poll_one(ClientHolder& holder, std::shared_ptr<FutureCore> core, client::PollRequest request,
-                               ResultDecoder decode) {
+                               ResultDecoder decode, PollStart when) {
+  if (when == PollStart::deferred) co_await core->wait_for_start(deferred_start_fallback);
   client::PollOutcome outcome = co_await client::poll_future(holder.http(), std::move(request));
   if (outcome.error) {
     core->set_error(outcome.error, std::move(outcome.diag));
@@ -60,7 +70,8 @@ asio::awaitable<void> poll_one(ClientHolder& holder, std::shared_ptr<FutureCore>
 }
 
 asio::awaitable<void> poll_many(ClientHolder& holder, std::shared_ptr<FutureCore> core,
-                                std::vector<client::PollRequest> requests, ResultCombiner combine) {
+                                std::vector<client::PollRequest> requests, ResultCombiner combine, PollStart when) {
+  if (when == PollStart::deferred) co_await core->wait_for_start(deferred_start_fallback);
   client::CombinedOutcome outcome = co_await client::poll_all(holder.http(), std::move(requests));
   if (outcome.error) {
     core->set_error(outcome.error, std::move(outcome.diag));
@@ -100,16 +111,16 @@ void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore
 }
 
 void spawn_poll(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, client::PollRequest request,
-                ResultDecoder decode) {
+                ResultDecoder decode, PollStart when) {
   attach(request, *holder, core);
-  auto work = poll_one(*holder, core, std::move(request), std::move(decode));
+  auto work = poll_one(*holder, core, std::move(request), std::move(decode), when);
   spawn_task(std::move(holder), std::move(core), std::move(work));
 }
 
 void spawn_poll_all(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                    std::vector<client::PollRequest> requests, ResultCombiner combine) {
+                    std::vector<client::PollRequest> requests, ResultCombiner combine, PollStart when) {
   for (auto& request : requests) attach(request, *holder, core);
-  auto work = poll_many(*holder, core, std::move(requests), std::move(combine));
+  auto work = poll_many(*holder, core, std::move(requests), std::move(combine), when);
   spawn_task(std::move(holder), std::move(core), std::move(work));
 }
 

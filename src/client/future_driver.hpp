@@ -27,14 +27,19 @@ using ResultCombiner = std::function<boost::system::error_code(std::vector<http:
 /// queue-state observer, the warning sink, the billing pause.
 void attach(client::PollRequest& request, ClientHolder& holder, const std::shared_ptr<FutureCore>& core);
 
+/// When the first poll is sent: at once, or once FutureCore::start() was called (by a wait, or
+/// by the training client when its next operation has submitted), at the latest after 1 s.
+enum class PollStart { immediately, deferred };
+
 /// Polls one ticket and settles `core` with `decode`'s value or the poll's error.
 void spawn_poll(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, client::PollRequest request,
-                ResultDecoder decode);
+                ResultDecoder decode, PollStart when = PollStart::immediately);
 
 /// Polls all tickets concurrently (spec 6.5) and settles `core` with `combine`'s value or the
 /// first error.
 void spawn_poll_all(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                    std::vector<client::PollRequest> requests, ResultCombiner combine);
+                    std::vector<client::PollRequest> requests, ResultCombiner combine,
+                    PollStart when = PollStart::immediately);
 
 /// Runs `work` as a background task of the holder whose cancellation (Future::cancel,
 /// ServiceClient shutdown) reaches it through its cancellation slot. `work` must settle `core`.

@@ -63,11 +63,21 @@ client::PollRequest training_poll_request(const TrainingState& t, const UntypedA
   return request;
 }
 
+void TrainingState::start_earlier_polls() {
+  for (auto& weak : unstarted_polls) {
+    if (auto core = weak.lock()) core->start();
+  }
+  unstarted_polls.clear();
+}
+
 std::shared_ptr<FutureCore> poll_training_ticket(const TrainingPtr& t, const UntypedAPIFuture& ticket,
                                                  client::FutureType type, SteadyTime submit_started,
                                                  ResultDecoder decode) {
   auto core = std::make_shared<FutureCore>(t->holder->executor(), ticket.request_id, submit_started);
-  spawn_poll(t->holder, core, training_poll_request(*t, ticket, type, submit_started), std::move(decode));
+  t->start_earlier_polls();
+  t->unstarted_polls.push_back(core);
+  spawn_poll(t->holder, core, training_poll_request(*t, ticket, type, submit_started), std::move(decode),
+             PollStart::deferred);
   return core;
 }
 

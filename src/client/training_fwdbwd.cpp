@@ -148,7 +148,10 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
   std::vector<client::PollRequest> polls;
   for (const ChunkSubmit& chunk : chunks) polls.push_back(training_poll_request(*t, chunk.ticket, type, started));
   auto core = std::make_shared<FutureCore>(t->holder->executor(), chunks[0].ticket.request_id, started);
-  spawn_poll_all(t->holder, core, std::move(polls), chunk_combiner(protobuf_bulk(*t), std::move(datum_counts)));
+  t->start_earlier_polls();
+  t->unstarted_polls.push_back(core);
+  spawn_poll_all(t->holder, core, std::move(polls), chunk_combiner(protobuf_bulk(*t), std::move(datum_counts)),
+                 PollStart::deferred);
   co_return FbOutcome(error_code(), FbFuture(std::move(core)));
 }
 

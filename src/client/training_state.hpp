@@ -27,6 +27,12 @@ class TrainingState {
   const std::string model_id;
   const std::string base_model;    ///< may be empty when the model came from a checkpoint
   client::Turnstile turnstile{1};  ///< the model's creation was seq 0
+
+  /// Results whose first poll waits for this client's next submit (io thread only): a
+  /// pipelined loop's optim_step then reaches the server before forward_backward's first poll.
+  std::vector<std::weak_ptr<FutureCore>> unstarted_polls;
+  /// Called after every accepted submit: lets the earlier results' polls go.
+  void start_earlier_polls();
 };
 
 using Ticket = client::Turnstile::Ticket;

@@ -36,14 +36,14 @@ class PipelinedRun {
 };
 
 // Each step submits forward_backward and optim_step back to back, then awaits both.
-asio::awaitable<PipelinedRun> pipelined_loop(ServiceClient& service, int steps) {
+asio::awaitable<PipelinedRun> pipelined_loop(ServiceClient& service, int steps, double learning_rate = 1e-3) {
   TrainingClient training = co_await create_training(service);
   const std::vector<Datum> batch = tiny_batch(4, 16);
   PipelinedRun run;
   run.model_id = training.model_id();
   for (int step = 0; step < steps; ++step) {
     const ForwardBackwardInput input(batch, loss_fn::cross_entropy);
-    const AdamParams adam(5e-3);
+    const AdamParams adam(learning_rate);
     Future<ForwardBackwardOutput> gradients = co_await training.async_forward_backward(input, use_awaitable);
     Future<OptimStepResponse> update = co_await training.async_optim_step(adam, use_awaitable);
     run.forward_backward_ids.push_back(gradients.status().request_id);
@@ -204,7 +204,7 @@ TEST_F(TrainingClientTest, BadInputIsRefusedBeforeSendingAndUsesNoSeqId) {
   auto future = run_until_ready(io, ok);
   auto done = future.async_get(asio::use_future);
   run_until_ready(io, done);
-  const auto& model = audit_of(server->audit(), training.model_id());
+  const local::ModelAudit model = audit_of(server->audit(), training.model_id());
   EXPECT_EQ(model.applied_seq_ids, (std::vector<std::int64_t>{1}));
 }
 
@@ -232,7 +232,7 @@ TEST_F(TrainingClientTest, ARequestTheServerRefusesIsAnErrorWithItsRequestIdAndL
   auto future = run_until_ready(io, step);
   auto done = future.async_get(asio::use_future);
   run_until_ready(io, done);
-  const auto& model = audit_of(server->audit(), training.model_id());
+  const local::ModelAudit model = audit_of(server->audit(), training.model_id());
   EXPECT_EQ(model.applied_seq_ids, (std::vector<std::int64_t>{1}));
   EXPECT_TRUE(model.exactly_once_in_order);
 }
@@ -264,7 +264,7 @@ TEST_F(TrainingClientTest, AnOperationCancelledBeforeItsTurnPassesItWithoutASeqI
   auto third_result = run_until_ready(io, third).async_get(asio::use_future);
   run_until_ready(io, first_result);
   run_until_ready(io, third_result);
-  const auto& model = audit_of(server->audit(), training.model_id());
+  const local::ModelAudit model = audit_of(server->audit(), training.model_id());
   EXPECT_EQ(model.applied_seq_ids, (std::vector<std::int64_t>{1, 2}));
   EXPECT_EQ(model.operations, (std::vector<std::string>{"forward_backward", "forward_backward"}));
 }
@@ -323,7 +323,7 @@ TEST_F(TrainingClientTest, AnExpiredTrainingResultFailsClearlyAndTheStepRanOnce)
   auto next = training.async_optim_step(AdamParams(1e-3), asio::use_future);
   auto next_result = run_until_ready(io, next).async_get(asio::use_future);
   run_until_ready(io, next_result);
-  const auto& model = audit_of(server->audit(), training.model_id());
+  const local::ModelAudit model = audit_of(server->audit(), training.model_id());
   EXPECT_EQ(model.applied_seq_ids, (std::vector<std::int64_t>{1, 2}));
   EXPECT_TRUE(model.exactly_once_in_order);
 }
@@ -331,6 +331,7 @@ TEST_F(TrainingClientTest, AnExpiredTrainingResultFailsClearlyAndTheStepRanOnce)
 TEST_F(TrainingClientTest, PausedQueueStatesReachTheCallbackAndTheStatus) {
   std::vector<std::string> log_lines;
   ServiceClientOptions options(client_options());
+  options.client.log_level = LogLevel::warning;
   options.log = [&log_lines](LogLevel, std::string_view line) { log_lines.emplace_back(line); };
   auto service = make_service_client(std::move(options));
   TrainingClient training = run(create_training(*service));
