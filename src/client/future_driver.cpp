@@ -98,6 +98,7 @@ void attach(client::PollRequest& request, ClientHolder& holder, const std::share
     if (auto h = weak_holder.lock()) h->log(LogLevel::warning, line);
   };
   request.billing = &holder.billing();
+  request.response_budget = &holder.response_budget();
   request.billing_max_pause = std::chrono::seconds(holder.config().billing_exception_max_pause_duration_sec);
 }
 

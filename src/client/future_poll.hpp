@@ -29,6 +29,7 @@
 #pragma once
 
 #include "api/execute_with_retries.hpp"
+#include "client/byte_budget.hpp"
 #include "client/poll_answer.hpp"
 #include "http/client.hpp"
 
@@ -114,6 +115,11 @@ class PollRequest {
   /// Shared with the user-facing future; the loop makes its own when empty.
   std::shared_ptr<PollProgress> progress;
 
+  /// The in-flight response budget (spec 7.3): a complete_metadata answer reserves the
+  /// announced size in it before the payload is fetched; the reservation is held by the
+  /// outcome until the caller has decoded the result. Null = no budget.
+  ByteBudget* response_budget = nullptr;
+
   /// Billing pause state of the client holder (spec 5.5); null = a 402 is fatal.
   api::BillingPause* billing = nullptr;
   std::chrono::seconds billing_max_pause{3600};
@@ -136,6 +142,9 @@ class PollOutcome {
   /// HTTP 410: the server lost the result. Sampling may resubmit the original request; a
   /// training operation must fail (it may have run, and must never run twice).
   bool expired() const noexcept { return error == errc::gone; }
+
+  /// The response-budget bytes held for this result (released when the last copy goes).
+  std::shared_ptr<BudgetReservation> reservation;
 };
 
 /// Polls one future to its end. Never throws; cancellation through the awaiting coroutine's

@@ -140,6 +140,26 @@ api::BillingPause& ClientHolder::billing() noexcept {
   return impl_->billing;
 }
 
+client::ByteBudget& ClientHolder::fwdbwd_budget() {
+  if (!impl_->fwdbwd_budget) {
+    const ClientConfigResponse defaults;
+    const auto& flags = impl_->config ? *impl_->config : defaults;
+    impl_->fwdbwd_budget =
+        std::make_unique<client::ByteBudget>(impl_->executor, flags.fwdbwd_dispatch_bytes_semaphore_size);
+  }
+  return *impl_->fwdbwd_budget;
+}
+
+client::ByteBudget& ClientHolder::response_budget() {
+  if (!impl_->response_budget) {
+    const ClientConfigResponse defaults;
+    const auto& flags = impl_->config ? *impl_->config : defaults;
+    impl_->response_budget =
+        std::make_unique<client::ByteBudget>(impl_->executor, flags.inflight_response_bytes_semaphore_size);
+  }
+  return *impl_->response_budget;
+}
+
 std::uint64_t ClientHolder::register_task(std::function<void()> cancel) {
   const std::uint64_t id = impl_->next_task_id++;
   if (impl_->shutting_down) {

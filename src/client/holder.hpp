@@ -8,6 +8,7 @@
 #pragma once
 
 #include "api/execute_with_retries.hpp"
+#include "client/byte_budget.hpp"
 #include "http/client.hpp"
 
 #include <tinker/log.hpp>
@@ -83,6 +84,12 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   /// Layer-2 settings with this holder's billing-pause state (spec 5.2, 5.5).
   api::LayerTwoSettings layer_two() noexcept;
   api::BillingPause& billing() noexcept;
+
+  /// The byte budgets of spec 7.3, shared by every client of this holder and sized by the
+  /// server's client/config (defaults before it is known): the bytes of forward/backward
+  /// requests being submitted, and of large results announced by complete_metadata.
+  client::ByteBudget& fwdbwd_budget();
+  client::ByteBudget& response_budget();
 
   /// Background tasks (future polls): `cancel` is called once by shutdown(). Returns an id for
   /// unregister_task (call it when the task ends by itself).

@@ -70,6 +70,8 @@ class ClientHolder::Impl {
   std::unique_ptr<http::HttpClient> auth_http;
   std::shared_ptr<Lifetime> lifetime;
   api::BillingPause billing;
+  std::unique_ptr<client::ByteBudget> fwdbwd_budget;    ///< made at first use
+  std::unique_ptr<client::ByteBudget> response_budget;  ///< made at first use
   bool shutting_down = false;
 
   // Bootstrap (holder_bootstrap.cpp).

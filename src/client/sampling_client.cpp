@@ -20,6 +20,7 @@ constexpr int max_resubmissions = 8;
 
 asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleRequest& request, UntypedAPIFuture& ticket,
                                           diagnostics& diag) {
+  if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
   request.seq_id = s.next_seq_id.fetch_add(1, std::memory_order_relaxed);
   const api::LayerTwoSettings l2 = s.holder->layer_two();
   co_return co_await api::asample(s.holder->http(), request, ticket, diag, l2);

@@ -38,10 +38,19 @@ asio::awaitable<void> submit_chunk(TrainingState& t, ChunkSubmit& chunk) {
   wire.zstd = t.holder->config().proto_compress_fwdbwd;
   const api::LayerTwoSettings l2 = t.holder->layer_two();
   try {
+    // Spec 7.3: the chunk's estimated bytes are held in the dispatch budget while it is posted.
+    std::int64_t bytes = 0;
+    for (const Datum& datum : chunk.request.forward_backward_input.data) bytes += client::estimate_datum_bytes(datum);
+    client::ByteBudget& budget = t.holder->fwdbwd_budget();
+    co_await budget.acquire(bytes);
+    const client::BudgetReservation held(budget, bytes);
     chunk.error = co_await api::forward_backward(t.holder->http(), chunk.request, wire, chunk.ticket, chunk.diag, l2);
   } catch (const error& e) {  // encoding failed: nothing was sent
     chunk.error = e.code();
     chunk.diag = e.diag();
+  } catch (const boost::system::system_error& e) {  // cancelled while waiting for the budget
+    chunk.error = make_error_code(errc::cancelled);
+    chunk.diag.message = e.what();
   }
   chunk.done = true;
 }
@@ -132,6 +141,10 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
     co_return FbOutcome(e.code(), FbFuture());
   }
   if (error_code ec = co_await t->turnstile.wait_turn(ticket, diag)) co_return FbOutcome(ec, FbFuture());
+  if (error_code ec = co_await t->holder->ensure_config(diag)) {  // refreshes a JWT about to expire
+    t->turnstile.finish_turn(ticket, client::TurnOutcome::not_sent());
+    co_return FbOutcome(ec, FbFuture());
+  }
   const std::int64_t first_seq = t->turnstile.next_seq_ids(ticket, static_cast<std::int64_t>(inputs.size()));
   std::vector<ChunkSubmit> chunks(inputs.size());
   std::vector<std::size_t> datum_counts;

@@ -23,6 +23,10 @@ asio::awaitable<OperationResult<Future<typename Op::Result>>> submit_single(Trai
   using Outcome = OperationResult<Future<Result>>;
   const SteadyTime started = std::chrono::steady_clock::now();
   if (error_code ec = co_await t->turnstile.wait_turn(ticket, diag)) co_return Outcome(ec, Future<Result>());
+  if (error_code ec = co_await t->holder->ensure_config(diag)) {  // refreshes a JWT about to expire
+    t->turnstile.finish_turn(ticket, client::TurnOutcome::not_sent());
+    co_return Outcome(ec, Future<Result>());
+  }
   const std::int64_t seq_id = t->turnstile.next_seq_ids(ticket, 1);
   UntypedAPIFuture accepted;
   error_code ec;

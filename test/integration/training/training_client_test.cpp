@@ -379,3 +379,30 @@ TEST_F(TrainingClientTest, UnknownBaseModelIsAnErrorNamingIt) {
 
 }  // namespace
 }  // namespace tinker::test
+
+namespace tinker::test {
+namespace {
+
+class LargeResultTest : public LocalService {
+ protected:
+  local::ServerOptions server_options() const override {
+    auto options = fast_server_options();
+    options.inline_payload_limit = 64;  // every forward_backward result is announced first
+    return options;
+  }
+};
+
+TEST_F(LargeResultTest, ResultsAnnouncedByCompleteMetadataArriveWhole) {
+  auto service = make_service_client();
+  const PipelinedRun result = run(pipelined_loop(*service, 3));
+  EXPECT_LT(result.losses.back(), result.losses.front());
+  // Each forward_backward result took two polls: the announcement, then the payload.
+  const auto polls = requests_to(server->audit(), "/retrieve_future");
+  for (const auto& id : result.forward_backward_ids) {
+    const auto count = std::count_if(polls.begin(), polls.end(), [&id](const auto& p) { return p.request_id == id; });
+    EXPECT_GE(count, 2) << id;
+  }
+}
+
+}  // namespace
+}  // namespace tinker::test
