@@ -109,12 +109,13 @@ awaitable<error_code> auth_token(http::HttpClient& client, AuthTokenResponse& ou
 }
 
 awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResponse& out, diagnostics& diag,
-                                     LayerTwoSettings l2) {
+                                     LayerTwoSettings l2, bool layer_two) {
   const ClientConfigRequest body;
   http::Request http_request = json_post("/api/v1/client/dynamic_config", PoolKind::session, to_json(body));
   http_request.timeout = client.options().timeouts.dynamic_config;
   DynamicConfigResponse decoded;
-  const error_code ec = co_await call_json(client, std::move(http_request), decoded, diag, RetryPlan(0, &l2));
+  const RetryPlan plan(0, layer_two ? &l2 : nullptr);
+  const error_code ec = co_await call_json(client, std::move(http_request), decoded, diag, plan);
   if (ec == errc::not_found) {  // spec 8.5: a server without dynamic config gives the defaults
     diag.clear();
     out = DynamicConfigResponse();

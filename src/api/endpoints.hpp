@@ -34,8 +34,9 @@ awaitable<error_code> client_config(http::HttpClient& client, const ClientConfig
 awaitable<error_code> auth_token(http::HttpClient& client, AuthTokenResponse& out, diagnostics& diag,
                                  LayerTwoSettings l2);
 /// 404 = the server has none: `out` keeps its defaults and the result is success.
+/// `layer_two` false for the background refresh (spec 8.0: L2 on the initial fetch only).
 awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResponse& out, diagnostics& diag,
-                                     LayerTwoSettings l2);
+                                     LayerTwoSettings l2, bool layer_two = true);
 awaitable<error_code> create_session(http::HttpClient& client, const CreateSessionRequest& request,
                                      CreateSessionResponse& out, diagnostics& diag);
 awaitable<error_code> session_heartbeat(http::HttpClient& client, const SessionHeartbeatRequest& request,

@@ -42,6 +42,7 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
     std::chrono::milliseconds jwt_on_demand_threshold{60'000};   ///< ensure_config refreshes below this
     std::chrono::milliseconds telemetry_flush_interval{10'000};  ///< spec 15
     std::chrono::milliseconds telemetry_retry_interval{1'000};   ///< a failed batch is resent after this
+    std::chrono::milliseconds dynamic_config_min_interval{10'000};  ///< spec 8.5: max(refresh_interval_sec, 10 s)
   };
 
   /// Validates the options (throws tinker::error, invalid_configuration); does no I/O.

@@ -211,6 +211,7 @@ asio::awaitable<error_code> bootstrap_session(std::shared_ptr<ClientHolder> hold
   impl.model_seq = 0;  // spec 10.1 step 4: counters start with the session
   impl.sampling_seq = 0;
   start_heartbeat(holder, response.session_id);
+  start_dynamic_config_refresh(holder);
   TelemetryEvent start(TelemetryEventKind::session_start, std::string(), 0, Severity::info, Timestamp{});
   holder->telemetry(std::move(start));
   co_return error_code{};

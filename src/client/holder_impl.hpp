@@ -124,6 +124,9 @@ boost::asio::awaitable<void> final_telemetry_flush(std::shared_ptr<ClientHolder>
                                                    std::shared_ptr<TelemetryState> state);
 
 void start_heartbeat(const std::shared_ptr<ClientHolder>& holder, std::string session_id);
+/// Re-fetches client/dynamic_config every max(refresh_interval_sec, 10 s) for session-ful
+/// holders (spec 8.5); a failure keeps the last good value.
+void start_dynamic_config_refresh(const std::shared_ptr<ClientHolder>& holder);
 void start_jwt_refresh(const std::shared_ptr<ClientHolder>& holder);
 void start_telemetry(const std::shared_ptr<ClientHolder>& holder);
 

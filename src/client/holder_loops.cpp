@@ -118,6 +118,34 @@ asio::awaitable<void> heartbeat_loop(std::weak_ptr<ClientHolder> weak, std::shar
   }
 }
 
+asio::awaitable<void> dynamic_config_loop(std::weak_ptr<ClientHolder> weak, std::shared_ptr<Lifetime> lifetime) {
+  for (;;) {
+    milliseconds interval{};
+    if (auto holder = weak.lock()) {
+      const ClientHolder::Impl& impl = holder->impl();
+      interval = std::max(milliseconds(std::chrono::seconds(impl.dynamic.refresh_interval_sec)),
+                          impl.timing.dynamic_config_min_interval);
+    } else {
+      co_return;
+    }
+    if (!co_await sleep_unless_stopped(lifetime, interval)) co_return;
+    std::shared_ptr<ClientHolder> holder = weak.lock();
+    if (!holder || holder->shutting_down()) co_return;
+    ClientHolder::Impl& impl = holder->impl();
+    DynamicConfigResponse fetched;
+    diagnostics diag;
+    auto operation = api::dynamic_config(*impl.http, fetched, diag, holder->layer_two(), /*layer_two=*/false);
+    const std::optional<error_code> outcome = co_await run_unless_stopped(lifetime, std::move(operation));
+    if (!outcome) co_return;
+    if (*outcome) {
+      holder->log(LogLevel::debug, "refreshing the dynamic client config failed (" + failure_text(*outcome, diag) +
+                                       "); keeping the last one");
+      continue;
+    }
+    impl.dynamic = fetched;
+  }
+}
+
 asio::awaitable<void> jwt_refresh_loop(std::weak_ptr<ClientHolder> weak, std::shared_ptr<Lifetime> lifetime) {
   for (;;) {
     milliseconds delay{};
@@ -176,6 +204,11 @@ asio::awaitable<void> final_telemetry_flush(std::shared_ptr<ClientHolder> holder
 void start_heartbeat(const std::shared_ptr<ClientHolder>& holder, std::string session_id) {
   ClientHolder::Impl& impl = holder->impl();
   asio::co_spawn(impl.executor, heartbeat_loop(holder, impl.lifetime, std::move(session_id)), asio::detached);
+}
+
+void start_dynamic_config_refresh(const std::shared_ptr<ClientHolder>& holder) {
+  ClientHolder::Impl& impl = holder->impl();
+  asio::co_spawn(impl.executor, dynamic_config_loop(holder, impl.lifetime), asio::detached);
 }
 
 void start_jwt_refresh(const std::shared_ptr<ClientHolder>& holder) {

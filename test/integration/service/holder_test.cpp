@@ -249,6 +249,28 @@ TEST_F(HolderTest, HeartbeatsArriveAndFailuresWarnThenRecover) {
   EXPECT_LE(count_of(server->audit(), "/api/v1/session_heartbeat"), before + 1);
 }
 
+TEST_F(HolderTest, TheDynamicConfigIsRefreshedInTheBackgroundAndFailuresKeepTheLastOne) {
+  local::ServerOptions options = fast_server_options();
+  options.client_config.dynamic_refresh_interval_sec = 0;  // the client's minimum interval applies
+  start_server(options);
+  auto holder = make_holder();
+  ClientHolder::Timing timing;
+  timing.dynamic_config_min_interval = milliseconds(50);
+  holder->set_timing(timing);
+  EXPECT_FALSE(run(ensure_session_of(holder)));
+  run_for(milliseconds(300));
+  const std::size_t fetched = count_of(server->audit(), "/api/v1/client/dynamic_config");
+  EXPECT_GE(fetched, 3u);
+
+  local::FaultRule failing("client/dynamic_config", local::FaultKind::status);
+  failing.status = 503;
+  failing.probability = 1.0;
+  server->set_faults({failing});
+  run_for(milliseconds(200));
+  EXPECT_GT(count_of(server->audit(), "/api/v1/client/dynamic_config"), fetched) << "the loop goes on after failures";
+  expect_nothing_left_running(std::move(holder));
+}
+
 TEST_F(HolderTest, ShutdownEndsAHeartbeatInFlight) {
   auto holder = make_holder();
   ClientHolder::Timing timing;
