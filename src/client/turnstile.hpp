@@ -94,6 +94,9 @@ class Turnstile {
 
   /// A place in line. Thread-safe; call it when the operation is initiated.
   Ticket take_ticket() noexcept { return next_ticket_.fetch_add(1, std::memory_order_relaxed); }
+  /// `count` consecutive places (forward_backward_custom takes two: its forward and its
+  /// backward). Returns the first.
+  Ticket take_tickets(std::uint64_t count) noexcept { return next_ticket_.fetch_add(count, std::memory_order_relaxed); }
 
   /// Completes when `ticket` holds the turn (all earlier tickets finished or passed): success,
   /// and the caller must end the turn with `finish_turn` or `pass_turn`. Otherwise the ticket

@@ -1,0 +1,116 @@
+#include "client/future_driver.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+
+namespace tinker::detail {
+namespace {
+
+namespace asio = boost::asio;
+
+// The cancellation signal of one background task, shared by its hooks. Emitted only on the io
+// thread (Future::cancel posts its hook there; shutdown runs there).
+class TaskControl {
+ public:
+  asio::cancellation_signal signal;
+  bool finished = false;
+  void cancel() {
+    if (!finished) signal.emit(asio::cancellation_type::terminal);
+  }
+};
+
+asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                               std::shared_ptr<TaskControl> control, std::uint64_t task_id,
+                               asio::awaitable<void> work) {
+  try {
+    co_await std::move(work);
+  } catch (const error& e) {
+    core->set_error(e.code(), e.diag());
+  } catch (const std::exception& e) {
+    diagnostics diag;
+    diag.message = std::string("internal error while waiting for the result: ") + e.what();
+    core->set_error(make_error_code(errc::protocol_error), diag);
+  }
+  if (!core->ready()) {
+    diagnostics diag;
+    diag.message = "the operation's background task ended without a result";
+    core->set_error(make_error_code(errc::cancelled), diag);
+  }
+  control->finished = true;
+  holder->unregister_task(task_id);
+}
+
+asio::awaitable<void> poll_one(ClientHolder& holder, std::shared_ptr<FutureCore> core, client::PollRequest request,
+                               ResultDecoder decode) {
+  client::PollOutcome outcome = co_await client::poll_future(holder.http(), std::move(request));
+  if (outcome.error) {
+    core->set_error(outcome.error, std::move(outcome.diag));
+    co_return;
+  }
+  ErasedResult value;
+  diagnostics diag;
+  if (auto ec = decode(outcome.result, value, diag)) {
+    core->set_error(ec, std::move(diag));
+    co_return;
+  }
+  core->set_result(std::move(value));
+}
+
+asio::awaitable<void> poll_many(ClientHolder& holder, std::shared_ptr<FutureCore> core,
+                                std::vector<client::PollRequest> requests, ResultCombiner combine) {
+  client::CombinedOutcome outcome = co_await client::poll_all(holder.http(), std::move(requests));
+  if (outcome.error) {
+    core->set_error(outcome.error, std::move(outcome.diag));
+    co_return;
+  }
+  ErasedResult value;
+  diagnostics diag;
+  if (auto ec = combine(outcome.results, value, diag)) {
+    core->set_error(ec, std::move(diag));
+    co_return;
+  }
+  core->set_result(std::move(value));
+}
+
+}  // namespace
+
+void attach(client::PollRequest& request, ClientHolder& holder, const std::shared_ptr<FutureCore>& core) {
+  std::weak_ptr<FutureCore> weak_core = core;
+  request.on_queue_state = [weak_core](const client::QueueStateReport& report) {
+    if (auto c = weak_core.lock()) c->note_queue_state(report.state, report.reason);
+  };
+  std::weak_ptr<ClientHolder> weak_holder = holder.weak_from_this();
+  request.warn = [weak_holder](const std::string& line) {
+    if (auto h = weak_holder.lock()) h->log(LogLevel::warning, line);
+  };
+  request.billing = &holder.billing();
+  request.billing_max_pause = std::chrono::seconds(holder.config().billing_exception_max_pause_duration_sec);
+}
+
+void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, asio::awaitable<void> work) {
+  auto control = std::make_shared<TaskControl>();
+  const std::uint64_t task_id = holder->register_task([control] { control->cancel(); });
+  core->set_cancel_hook([control] { control->cancel(); });
+  auto executor = holder->executor();
+  asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, task_id, std::move(work)),
+                 asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
+}
+
+void spawn_poll(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, client::PollRequest request,
+                ResultDecoder decode) {
+  attach(request, *holder, core);
+  auto work = poll_one(*holder, core, std::move(request), std::move(decode));
+  spawn_task(std::move(holder), std::move(core), std::move(work));
+}
+
+void spawn_poll_all(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                    std::vector<client::PollRequest> requests, ResultCombiner combine) {
+  for (auto& request : requests) attach(request, *holder, core);
+  auto work = poll_many(*holder, core, std::move(requests), std::move(combine));
+  spawn_task(std::move(holder), std::move(core), std::move(work));
+}
+
+}  // namespace tinker::detail
