@@ -22,12 +22,16 @@ TEST_F(SyncTraining, PipelinedStepsFromAPlainThreadLowerTheLoss) {
   std::thread script([&] {
     try {
       sync::ServiceClient service = make_sync_service();
-      sync::TrainingClient training = service.create_lora_training_client(std::string(tiny_model), 8);
+      // A fixed LoRA seed makes the run deterministic (an omitted seed is random, and at a large
+      // learning rate some initialisations oscillate).
+      LoraTrainingOptions lora(std::string(tiny_model), 8);
+      lora.seed = 1;
+      sync::TrainingClient training = service.create_lora_training_client(lora);
       model_id = training.model_id();
       for (int step = 0; step < 10; ++step) {
         // Both are submitted (and accepted) before either result is awaited.
         Future<ForwardBackwardOutput> fb = training.forward_backward(tiny_cross_entropy_input());
-        Future<OptimStepResponse> optim = training.optim_step(AdamParams(2e-2));
+        Future<OptimStepResponse> optim = training.optim_step(AdamParams(1e-3));
         losses.push_back(fb.get().metrics.at("loss:sum"));
         optim.get();
       }
@@ -39,7 +43,9 @@ TEST_F(SyncTraining, PipelinedStepsFromAPlainThreadLowerTheLoss) {
   if (failure) std::rethrow_exception(failure);
 
   ASSERT_EQ(losses.size(), 10u);
-  EXPECT_LT(losses.back(), 0.8 * losses.front()) << "first " << losses.front() << " last " << losses.back();
+  std::string trajectory;
+  for (double loss : losses) trajectory += std::to_string(loss) + " ";
+  EXPECT_LT(losses.back(), 0.5 * losses.front()) << "losses: " << trajectory;
 
   // The server applied fb, optim, fb, optim, ... as seq 1..20, each exactly once.
   local::AuditReport audit = server->audit();
@@ -130,7 +136,7 @@ TEST_F(SyncTraining, CustomLossMergesItsMetrics) {
   EXPECT_EQ(output.loss_fn_outputs.size(), data.size());
 }
 
-TEST_F(SyncTraining, InfoAndTokenizersComeFromTheServer) {
+TEST_F(SyncTraining, InfoAndTheTokenizerComeFromTheServer) {
   sync::ServiceClient service = make_sync_service();
   GetServerCapabilitiesResponse capabilities = service.get_server_capabilities();
   EXPECT_FALSE(capabilities.supported_models.empty());
@@ -143,12 +149,6 @@ TEST_F(SyncTraining, InfoAndTokenizersComeFromTheServer) {
   std::shared_ptr<const Tokenizer> tokenizer = training.get_tokenizer();
   ASSERT_NE(tokenizer, nullptr);
   EXPECT_GT(tokenizer->vocab_size(), 0);
-
-  sync::SamplingClient sampler =
-      service.create_sampling_client(SamplingSource::from_base_model(std::string(tiny_model)));
-  std::shared_ptr<const Tokenizer> sampler_tokenizer = sampler.get_tokenizer();
-  ASSERT_NE(sampler_tokenizer, nullptr);
-  EXPECT_EQ(sampler_tokenizer->vocab_size(), tokenizer->vocab_size());
 }
 
 }  // namespace
