@@ -16,7 +16,6 @@
 #include <tinker/error.hpp>
 #include <tinker/future.hpp>
 
-#include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>
 
 #include <memory>

@@ -37,8 +37,6 @@
 #include <tinker/sync/training_client.hpp>
 #include <tinker/types/session.hpp>
 
-#include <boost/asio/any_io_executor.hpp>
-
 #include <cstdint>
 #include <string>
 
@@ -86,7 +84,8 @@ class ServiceClient {
   /// REST calls on this client's pools (no I/O here).
   RestClient create_rest_client() const;
 
-  /// The io thread's executor, to run async code next to the facade.
+  /// The io thread's executor, to run async code next to the facade (boost::asio::any_io_executor
+  /// comes with <tinker/service_client.hpp>).
   boost::asio::any_io_executor executor() const;
   /// The async client, for code running on the io thread (or co_await elsewhere).
   const tinker::ServiceClient& async_client() const;
