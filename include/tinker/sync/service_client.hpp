@@ -24,7 +24,8 @@
 // the async ServiceClient is shut down on the io thread (heartbeat, telemetry and every poll
 // stop), then the io_context is stopped and the thread joined: nothing is left running. A
 // tinker::Future does not hold the runtime: once every sync object is gone, its poll is stopped
-// and `get()` fails (errc::cancelled) unless the result had already arrived.
+// and `get()` returns the result if it had already arrived, else fails with errc::cancelled
+// (`status()` still works; `async_get` and `cancel()` need a live client).
 //
 // Errors: each call throws tinker::error carrying the diagnostics (HTTP status, request id,
 // server message, category); each has a `try_` form returning tinker::sync::Result<T>.
