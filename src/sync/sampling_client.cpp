@@ -1,0 +1,67 @@
+// tinker::sync::SamplingClient: blocking calls over tinker::SamplingClient (see
+// include/tinker/sync/sampling_client.hpp and src/sync/blocking.hpp).
+#include <tinker/sync/sampling_client.hpp>
+
+#include "sync/blocking.hpp"
+#include "sync/runtime.hpp"
+
+namespace tinker::sync {
+
+using detail::call_blocking;
+using detail::PromiseHandler;
+using detail::value_or_throw;
+
+SamplingClient& SamplingClient::operator=(SamplingClient other) noexcept {
+  std::swap(runtime_, other.runtime_);
+  std::swap(client_, other.client_);
+  return *this;
+}
+
+SamplingClient::~SamplingClient() {
+  if (runtime_ && client_.valid()) runtime_->release(std::move(client_));
+}
+
+const std::string& SamplingClient::sampling_session_id() const {
+  detail::checked(runtime_, "SamplingClient::sampling_session_id");
+  return client_.sampling_session_id();
+}
+
+Result<Future<SampleResponse>> SamplingClient::try_sample(ModelInput prompt, std::int64_t num_samples,
+                                                          SamplingParams params, SampleOptions options) const {
+  using T = Future<SampleResponse>;
+  return call_blocking<T>(runtime_, "SamplingClient::sample", [&](diagnostics& diag, PromiseHandler<T> handler) {
+    client_.async_sample(std::move(prompt), num_samples, std::move(params), options, diag, std::move(handler));
+  });
+}
+
+Future<SampleResponse> SamplingClient::sample(ModelInput prompt, std::int64_t num_samples, SamplingParams params,
+                                              SampleOptions options) const {
+  return value_or_throw(try_sample(std::move(prompt), num_samples, std::move(params), options));
+}
+
+Result<Future<PromptLogprobs>> SamplingClient::try_compute_logprobs(ModelInput prompt) const {
+  using T = Future<PromptLogprobs>;
+  return call_blocking<T>(runtime_, "SamplingClient::compute_logprobs",
+                          [&](diagnostics& diag, PromiseHandler<T> handler) {
+                            client_.async_compute_logprobs(std::move(prompt), diag, std::move(handler));
+                          });
+}
+
+Future<PromptLogprobs> SamplingClient::compute_logprobs(ModelInput prompt) const {
+  return value_or_throw(try_compute_logprobs(std::move(prompt)));
+}
+
+Result<std::shared_ptr<const Tokenizer>> SamplingClient::try_get_tokenizer() const {
+  using T = std::shared_ptr<const Tokenizer>;
+  // SamplingClient::async_get_tokenizer has no diagnostics& overload yet: the error carries its code
+  // only.
+  return call_blocking<T>(runtime_, "SamplingClient::get_tokenizer", [&](diagnostics&, PromiseHandler<T> handler) {
+    client_.async_get_tokenizer(std::move(handler));
+  });
+}
+
+std::shared_ptr<const Tokenizer> SamplingClient::get_tokenizer() const {
+  return value_or_throw(try_get_tokenizer());
+}
+
+}  // namespace tinker::sync
