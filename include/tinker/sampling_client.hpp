@@ -92,6 +92,11 @@ class SamplingClient {
     return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), nullptr,
                                                            &detail::sampling_get_tokenizer, state_);
   }
+  template <class Token = default_token>
+  auto async_get_tokenizer(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), &diag,
+                                                           &detail::sampling_get_tokenizer, state_);
+  }
 
  private:
   std::shared_ptr<const detail::SamplingState> state_;

@@ -115,6 +115,11 @@ class ServiceClient {
     return detail::start<GetServerCapabilitiesResponse>(std::forward<Token>(token), nullptr,
                                                         &detail::service_get_server_capabilities, holder_);
   }
+  template <class Token = default_token>
+  auto async_get_server_capabilities(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<GetServerCapabilitiesResponse>(std::forward<Token>(token), &diag,
+                                                        &detail::service_get_server_capabilities, holder_);
+  }
 
   /// create_model, then waits for the model (spec 13.3).
   template <class Token = default_token>

@@ -211,6 +211,11 @@ class TrainingClient {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::training_create_sampling_client,
                                          state_, std::move(model_path));
   }
+  template <class Token = default_token>
+  auto async_create_sampling_client(std::string model_path, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::training_create_sampling_client,
+                                         state_, std::move(model_path));
+  }
 
   /// Model name, LoRA rank and tokenizer id.
   template <class Token = default_token>

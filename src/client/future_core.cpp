@@ -100,7 +100,7 @@ void FutureCore::settle(boost::system::error_code code, diagnostics diag, Erased
 void FutureCore::start() {
   {
     std::lock_guard lock(mutex_);
-    if (start_requested_) return;
+    if (start_requested_ || ready_) return;
     start_requested_ = true;
   }
   asio::post(executor_, [self = shared_from_this()] {
@@ -170,6 +170,14 @@ bool FutureCore::on_io_thread() const {
 
 ErasedResult FutureCore::wait_blocking(std::optional<std::chrono::milliseconds> timeout) {
   start();
+  {
+    // A settled future can be read anywhere, even after its client and io_context are gone.
+    std::lock_guard lock(mutex_);
+    if (ready_) {
+      if (code_) throw error(code_, diag_);
+      return result_;
+    }
+  }
   if (on_io_thread()) {
     throw error(errc::invalid_argument,
                 "Future::get() was called on the client's io thread, where it would wait forever; "

@@ -53,10 +53,8 @@ Future<PromptLogprobs> SamplingClient::compute_logprobs(ModelInput prompt) const
 
 Result<std::shared_ptr<const Tokenizer>> SamplingClient::try_get_tokenizer() const {
   using T = std::shared_ptr<const Tokenizer>;
-  // SamplingClient::async_get_tokenizer has no diagnostics& overload yet: the error carries its code
-  // only.
-  return call_blocking<T>(runtime_, "SamplingClient::get_tokenizer", [&](diagnostics&, PromiseHandler<T> handler) {
-    client_.async_get_tokenizer(std::move(handler));
+  return call_blocking<T>(runtime_, "SamplingClient::get_tokenizer", [&](diagnostics& diag, PromiseHandler<T> handler) {
+    client_.async_get_tokenizer(diag, std::move(handler));
   });
 }
 

@@ -34,13 +34,10 @@ const tinker::ServiceClient& ServiceClient::async_client() const {
 
 Result<GetServerCapabilitiesResponse> ServiceClient::try_get_server_capabilities() const {
   using T = GetServerCapabilitiesResponse;
-  return call_blocking<T>(
-      runtime_, "ServiceClient::get_server_capabilities", [this](diagnostics& diag, PromiseHandler<T> handler) {
-        // The public async form has no diagnostics& overload: start the same
-        // operation directly so the error keeps its details.
-        tinker::detail::start<T>(std::move(handler), &diag, &tinker::detail::service_get_server_capabilities,
-                                 runtime_->service().holder());
-      });
+  return call_blocking<T>(runtime_, "ServiceClient::get_server_capabilities",
+                          [this](diagnostics& diag, PromiseHandler<T> handler) {
+                            runtime_->service().async_get_server_capabilities(diag, std::move(handler));
+                          });
 }
 
 GetServerCapabilitiesResponse ServiceClient::get_server_capabilities() const {

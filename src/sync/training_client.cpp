@@ -149,12 +149,10 @@ SamplingClient TrainingClient::save_weights_and_get_sampling_client() const {
 
 Result<SamplingClient> TrainingClient::try_create_sampling_client(std::string model_path) const {
   using T = tinker::SamplingClient;
-  // TrainingClient::async_create_sampling_client has no diagnostics& overload yet: the error
-  // keeps its code and message only.
-  auto created = call_blocking<T>(runtime_, "TrainingClient::create_sampling_client",
-                                  [&](diagnostics&, PromiseHandler<T> handler) {
-                                    client_.async_create_sampling_client(std::move(model_path), std::move(handler));
-                                  });
+  auto created = call_blocking<T>(
+      runtime_, "TrainingClient::create_sampling_client", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_.async_create_sampling_client(std::move(model_path), diag, std::move(handler));
+      });
   if (created.has_error()) return Result<SamplingClient>(boost::system::in_place_error, created.error());
   return Result<SamplingClient>(boost::system::in_place_value, SamplingClient(runtime_, std::move(*created)));
 }

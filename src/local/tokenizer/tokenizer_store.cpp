@@ -42,6 +42,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view repo_folder_name = "models--tinker-local--tiny-sp-1k";
+// The same snapshot again under the name of the tiny base model, because a SamplingClient looks
+// its tokenizer up by base model name with no tokenizer id (spec 11.7). Only for the
+// tinker-local/ name: the catalogue's stand-ins named like real models (Qwen/..., meta-llama/...)
+// never get an alias, which would shadow the real tokenizers in the user's Hugging Face cache.
+constexpr std::string_view base_model_alias_folder = "models--tinker-local--tiny-lm";
 constexpr std::string_view model_file_name = "tokenizer.model";
 constexpr std::string_view config_file_name = "tokenizer_config.json";
 constexpr std::string_view special_tokens_file_name = "special_tokens_map.json";
@@ -228,18 +233,27 @@ std::shared_ptr<const LocalTokenizer> load_snapshot(const fs::path& repo, const 
   return LocalTokenizer::load(std::string(tiny_tokenizer_id), repo / "snapshots" / revision / model_file_name);
 }
 
-std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache) {
-  const fs::path repo = hub_cache / repo_folder_name;
-  const std::string fingerprint = detail::tiny_tokenizer_training_fingerprint();
-  if (const auto revision = installed_revision(repo, fingerprint)) return load_snapshot(repo, *revision);
-
+// Installs the snapshot under `repo` unless an intact one is there; returns its revision.
+// `files` is made (the tokenizer trained) only when needed, at most once across repos.
+std::string ensure_repo(const fs::path& repo, const std::string& fingerprint, std::optional<SnapshotFiles>& files) {
+  if (const auto revision = installed_revision(repo, fingerprint)) return *revision;
   make_directories(repo / "snapshots");
   make_directories(repo / "refs");
-  const SnapshotFiles files = make_snapshot_files(fingerprint);
-  const std::string revision = detail::snapshot_revision(files);
-  install_snapshot(repo, revision, files);
+  if (!files) files = make_snapshot_files(fingerprint);
+  const std::string revision = detail::snapshot_revision(*files);
+  install_snapshot(repo, revision, *files);
   read_verified_snapshot(repo, revision);  // whoever wrote it, it must be intact
   point_main_at(repo, revision);
+  return revision;
+}
+
+std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache) {
+  const std::string fingerprint = detail::tiny_tokenizer_training_fingerprint();
+  std::optional<SnapshotFiles> files;
+  const fs::path repo = hub_cache / repo_folder_name;
+  const std::string revision = ensure_repo(repo, fingerprint, files);
+  if (!files) files = read_verified_snapshot(repo, revision);
+  ensure_repo(hub_cache / base_model_alias_folder, fingerprint, files);
   return load_snapshot(repo, revision);
 }
 

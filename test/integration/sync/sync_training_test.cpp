@@ -149,6 +149,24 @@ TEST_F(SyncTraining, InfoAndTheTokenizerComeFromTheServer) {
   std::shared_ptr<const Tokenizer> tokenizer = training.get_tokenizer();
   ASSERT_NE(tokenizer, nullptr);
   EXPECT_GT(tokenizer->vocab_size(), 0);
+
+  // A sampler finds the same tokenizer by its base model's name (spec 11.7, no tokenizer id).
+  sync::SamplingClient sampler =
+      service.create_sampling_client(SamplingSource::from_base_model(std::string(tiny_model)));
+  std::shared_ptr<const Tokenizer> sampler_tokenizer = sampler.get_tokenizer();
+  ASSERT_NE(sampler_tokenizer, nullptr);
+  EXPECT_EQ(sampler_tokenizer->vocab_size(), tokenizer->vocab_size());
+  EXPECT_EQ(sampler_tokenizer->encode("Liberty"), tokenizer->encode("Liberty"));
+
+  // The stand-ins named like real models have no tokenizer under their own name: the error says
+  // where it looked.
+  sync::SamplingClient stand_in = service.create_sampling_client(SamplingSource::from_base_model("Qwen/Qwen3-8B"));
+  try {
+    stand_in.get_tokenizer();
+    ADD_FAILURE() << "no tokenizer is installed for Qwen/Qwen3-8B";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("Qwen/Qwen3-8B"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
