@@ -106,14 +106,22 @@ client::ChunkLimits chunk_limits(const TrainingState& t) {
 
 // Submits every chunk in one turn: 2..n concurrently, then 1. Returns the index of the first
 // failed chunk, or nothing.
+// With the server flag parallel_fwdbwd_chunks off, one after the other in seq_id order instead.
 asio::awaitable<std::optional<std::size_t>> submit_chunks(TrainingPtr t, Ticket ticket,
                                                           std::vector<ChunkSubmit>& chunks) {
-  std::vector<asio::awaitable<void>> later_chunks;
-  for (std::size_t i = 1; i < chunks.size(); ++i) later_chunks.push_back(submit_chunk(*t, chunks[i]));
-  co_await run_all(std::move(later_chunks));
   bool later_ok = true;
-  for (std::size_t i = 1; i < chunks.size(); ++i) later_ok = later_ok && !chunks[i].error;
-  if (later_ok) co_await submit_chunk(*t, chunks[0]);
+  if (t->holder->config().parallel_fwdbwd_chunks) {
+    std::vector<asio::awaitable<void>> later_chunks;
+    for (std::size_t i = 1; i < chunks.size(); ++i) later_chunks.push_back(submit_chunk(*t, chunks[i]));
+    co_await run_all(std::move(later_chunks));
+    for (std::size_t i = 1; i < chunks.size(); ++i) later_ok = later_ok && !chunks[i].error;
+    if (later_ok) co_await submit_chunk(*t, chunks[0]);
+  } else {
+    for (std::size_t i = 0; i < chunks.size() && later_ok; ++i) {
+      co_await submit_chunk(*t, chunks[i]);
+      later_ok = !chunks[i].error;
+    }
+  }
   if (later_ok && !chunks[0].error) {
     t->turnstile.finish_turn(ticket, client::TurnOutcome::submitted());
     co_return std::nullopt;

@@ -180,6 +180,27 @@ TEST_F(ChunkingTest, ChunksTakeConsecutiveSeqIdsWithTheFirstSubmittedLastAndResu
   EXPECT_NEAR(output.metrics.at("loss:sum"), expected_sum, 1e-3 * std::abs(expected_sum));
 }
 
+class SequentialChunkingTest : public LocalService {
+ protected:
+  local::ServerOptions server_options() const override {
+    auto options = fast_server_options();
+    options.client_config.fwdbwd_max_chunk_len = 2;
+    options.client_config.parallel_fwdbwd_chunks = false;
+    return options;
+  }
+};
+
+TEST_F(SequentialChunkingTest, WithoutParallelChunksTheyArriveInSeqOrder) {
+  auto service = make_service_client();
+  const auto [model_id, output] = run(one_forward_backward(*service, tiny_batch(5, 8)));
+  ASSERT_EQ(output.loss_fn_outputs.size(), 5u);
+  std::vector<std::int64_t> arrival;
+  for (const auto& record : requests_to(server->audit(), "/forward_backward")) {
+    if (record.model_id == model_id) arrival.push_back(*record.seq_id);
+  }
+  EXPECT_EQ(arrival, (std::vector<std::int64_t>{1, 2, 3}));
+}
+
 TEST_F(TrainingClientTest, BadInputIsRefusedBeforeSendingAndUsesNoSeqId) {
   auto service = make_service_client();
   TrainingClient training = run(create_training(*service));
