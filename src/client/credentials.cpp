@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include "wire/base64url.hpp"
+
 #include <limits>
 #include <thread>
 #include <utility>
@@ -20,15 +22,6 @@ namespace tinker::detail {
 namespace {
 
 namespace asio = boost::asio;
-
-int base64url_value(char c) noexcept {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
 
 std::optional<std::string> string_claim(const boost::json::object& claims, std::string_view name) {
   const boost::json::value* value = claims.if_contains(name);
@@ -74,26 +67,6 @@ class CommandOutcome {
 
 }  // namespace
 
-std::optional<std::string> base64url_decode(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    const int v = base64url_value(c);
-    if (v < 0) return std::nullopt;
-    buffer = ((buffer << 6) | static_cast<unsigned>(v)) & 0xffffffu;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xffu);
-    }
-  }
-  return out;
-}
-
 std::optional<JwtClaims> decode_jwt_claims(std::string_view jwt) {
   const std::size_t first_dot = jwt.find('.');
   if (first_dot == std::string_view::npos) return std::nullopt;
@@ -101,7 +74,7 @@ std::optional<JwtClaims> decode_jwt_claims(std::string_view jwt) {
   if (second_dot == std::string_view::npos || jwt.find('.', second_dot + 1) != std::string_view::npos) {
     return std::nullopt;
   }
-  const auto payload = base64url_decode(jwt.substr(first_dot + 1, second_dot - first_dot - 1));
+  const auto payload = wire::base64url_decode(jwt.substr(first_dot + 1, second_dot - first_dot - 1));
   if (!payload) return std::nullopt;
   boost::system::error_code ec;
   const boost::json::value parsed = boost::json::parse(*payload, ec);

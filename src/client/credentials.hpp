@@ -26,10 +26,6 @@ class JwtClaims {
   std::optional<std::string> iss;
 };
 
-/// Standard base64url (padding optional, restored). nullopt for characters outside the alphabet
-/// or an impossible length.
-std::optional<std::string> base64url_decode(std::string_view text);
-
 /// Decodes the payload (second part) of a compact JWT without verifying its signature. nullopt
 /// when the token is not three dot-separated parts or the payload is not a JSON object.
 std::optional<JwtClaims> decode_jwt_claims(std::string_view jwt);

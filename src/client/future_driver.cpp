@@ -56,34 +56,16 @@ asio::awaitable<void> poll_one(ClientHolder& holder, std::shared_ptr<FutureCore>
                                ResultDecoder decode, PollStart when) {
   if (when == PollStart::deferred) co_await core->wait_for_start(deferred_start_fallback);
   client::PollOutcome outcome = co_await client::poll_future(holder.http(), std::move(request));
-  if (outcome.error) {
-    core->set_error(outcome.error, std::move(outcome.diag));
-    co_return;
-  }
-  ErasedResult value;
-  diagnostics diag;
-  if (auto ec = decode(outcome.result, value, diag)) {
-    core->set_error(ec, std::move(diag));
-    co_return;
-  }
-  core->set_result(std::move(value));
+  settle_with(*core, outcome.error, std::move(outcome.diag),
+              [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
 }
 
 asio::awaitable<void> poll_many(ClientHolder& holder, std::shared_ptr<FutureCore> core,
                                 std::vector<client::PollRequest> requests, ResultCombiner combine, PollStart when) {
   if (when == PollStart::deferred) co_await core->wait_for_start(deferred_start_fallback);
   client::CombinedOutcome outcome = co_await client::poll_all(holder.http(), std::move(requests));
-  if (outcome.error) {
-    core->set_error(outcome.error, std::move(outcome.diag));
-    co_return;
-  }
-  ErasedResult value;
-  diagnostics diag;
-  if (auto ec = combine(outcome.results, value, diag)) {
-    core->set_error(ec, std::move(diag));
-    co_return;
-  }
-  core->set_result(std::move(value));
+  settle_with(*core, outcome.error, std::move(outcome.diag),
+              [&](ErasedResult& value, diagnostics& diag) { return combine(outcome.results, value, diag); });
 }
 
 }  // namespace

@@ -23,6 +23,22 @@ using ResultDecoder =
 using ResultCombiner = std::function<boost::system::error_code(std::vector<http::Response>& answers,
                                                                ErasedResult& value, diagnostics& diag)>;
 
+/// Settles `core`: with `error` if set, else with what `decode(value, diag)` makes of the answer.
+template <class Decode>
+void settle_with(FutureCore& core, boost::system::error_code error, diagnostics diag, Decode&& decode) {
+  if (error) {
+    core.set_error(error, std::move(diag));
+    return;
+  }
+  ErasedResult value;
+  diagnostics decode_diag;
+  if (auto ec = decode(value, decode_diag)) {
+    core.set_error(ec, std::move(decode_diag));
+    return;
+  }
+  core.set_result(std::move(value));
+}
+
 /// Fills in the parts of a PollRequest that come from the holder and the future: the
 /// queue-state observer, the warning sink, the billing pause.
 void attach(client::PollRequest& request, ClientHolder& holder, const std::shared_ptr<FutureCore>& core);

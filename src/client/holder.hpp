@@ -35,13 +35,13 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   class Timing {
    public:
     Timing() = default;
-    std::chrono::milliseconds heartbeat_interval{10'000};        ///< spec 8.6.2
-    std::chrono::milliseconds heartbeat_warning_after{120'000};  ///< failing this long: warn
-    std::chrono::milliseconds jwt_refresh_lead{300'000};         ///< refresh this long before exp
-    std::chrono::milliseconds jwt_retry{60'000};                 ///< after a failed refresh / no exp
-    std::chrono::milliseconds jwt_on_demand_threshold{60'000};   ///< ensure_config refreshes below this
-    std::chrono::milliseconds telemetry_flush_interval{10'000};  ///< spec 15
-    std::chrono::milliseconds telemetry_retry_interval{1'000};   ///< a failed batch is resent after this
+    std::chrono::milliseconds heartbeat_interval{10'000};           ///< spec 8.6.2
+    std::chrono::milliseconds heartbeat_warning_after{120'000};     ///< failing this long: warn
+    std::chrono::milliseconds jwt_refresh_lead{300'000};            ///< refresh this long before exp
+    std::chrono::milliseconds jwt_retry{60'000};                    ///< after a failed refresh / no exp
+    std::chrono::milliseconds jwt_on_demand_threshold{60'000};      ///< ensure_config refreshes below this
+    std::chrono::milliseconds telemetry_flush_interval{10'000};     ///< spec 15
+    std::chrono::milliseconds telemetry_retry_interval{1'000};      ///< a failed batch is resent after this
     std::chrono::milliseconds dynamic_config_min_interval{10'000};  ///< spec 8.5: max(refresh_interval_sec, 10 s)
   };
 

@@ -53,17 +53,8 @@ asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, 
       core->set_request_id(ticket.request_id);
       continue;
     }
-    if (outcome.error) {
-      core->set_error(outcome.error, std::move(outcome.diag));
-      co_return;
-    }
-    ErasedResult value;
-    diagnostics diag;
-    if (error_code ec = decode(outcome.result, value, diag)) {
-      core->set_error(ec, std::move(diag));
-      co_return;
-    }
-    core->set_result(std::move(value));
+    settle_with(*core, outcome.error, std::move(outcome.diag),
+                [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
     co_return;
   }
 }

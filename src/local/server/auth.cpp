@@ -12,24 +12,16 @@
 #include <openssl/rand.h>
 
 #include <array>
+#include "wire/base64url.hpp"
+
 #include <limits>
 #include <stdexcept>
 
 namespace tinker::local::front {
 namespace {
 
-constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 constexpr std::string_view kIssuer = "passport-local";
 constexpr std::string_view kOrganization = "tml:organization:tinker-local";
-
-int base64url_value(char c) noexcept {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
@@ -76,49 +68,6 @@ Principal principal_for_key(std::string_view api_key) {
   return principal;
 }
 
-std::string base64url_encode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(data[i]) << 16) | (static_cast<unsigned char>(data[i + 1]) << 8) |
-                       static_cast<unsigned char>(data[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  const std::size_t left = data.size() - i;
-  if (left > 0) {
-    unsigned v = static_cast<unsigned char>(data[i]) << 16;
-    if (left == 2) v |= static_cast<unsigned char>(data[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    if (left == 2) out += kAlphabet[(v >> 6) & 63];
-  }
-  return out;
-}
-
-std::optional<std::string> base64url_decode(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    const int v = base64url_value(c);
-    if (v < 0) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
-  }
-  return out;
-}
-
 std::string mint_jwt(const Principal& principal, std::int64_t issued_at, std::int64_t expires_at,
                      std::string_view secret) {
   std::string claims = "{\"sub\":";
@@ -130,12 +79,12 @@ std::string mint_jwt(const Principal& principal, std::int64_t issued_at, std::in
   claims += ",\"iss\":";
   append_json_string(claims, kIssuer);
   claims += ",\"iat\":" + std::to_string(issued_at) + ",\"exp\":" + std::to_string(expires_at) + "}";
-  std::string token = base64url_encode(R"({"alg":"HS256","typ":"JWT"})");
+  std::string token = wire::base64url_encode(R"({"alg":"HS256","typ":"JWT"})");
   token += '.';
-  token += base64url_encode(claims);
+  token += wire::base64url_encode(claims);
   const std::string signature = hmac_sha256(secret, token);
   token += '.';
-  token += base64url_encode(signature);
+  token += wire::base64url_encode(signature);
   return token;
 }
 
@@ -144,13 +93,13 @@ std::optional<JwtIdentity> verify_jwt(std::string_view token, std::string_view s
   const std::size_t last_dot = token.rfind('.');
   if (first_dot == std::string_view::npos || first_dot == last_dot) return std::nullopt;
   const std::string_view signed_part = token.substr(0, last_dot);
-  const auto signature = base64url_decode(token.substr(last_dot + 1));
+  const auto signature = wire::base64url_decode(token.substr(last_dot + 1));
   const std::string expected = hmac_sha256(secret, signed_part);
   if (!signature || signature->size() != expected.size() ||
       CRYPTO_memcmp(signature->data(), expected.data(), expected.size()) != 0) {
     return std::nullopt;
   }
-  const auto payload = base64url_decode(token.substr(first_dot + 1, last_dot - first_dot - 1));
+  const auto payload = wire::base64url_decode(token.substr(first_dot + 1, last_dot - first_dot - 1));
   if (!payload) return std::nullopt;
   boost::system::error_code ec;
   const boost::json::value claims = boost::json::parse(*payload, ec);

@@ -26,10 +26,6 @@ Principal principal_for_key(std::string_view api_key);
 /// Lowercase hex of SHA-256(data).
 std::string sha256_hex(std::string_view data);
 
-std::string base64url_encode(std::string_view data);
-/// nullopt on characters outside the base64url alphabet (padding is tolerated).
-std::optional<std::string> base64url_decode(std::string_view text);
-
 /// HS256 JWT over `principal` with the given times (Unix seconds).
 std::string mint_jwt(const Principal& principal, std::int64_t issued_at, std::int64_t expires_at,
                      std::string_view secret);

@@ -11,16 +11,6 @@ namespace {
 
 namespace asio = boost::asio;
 
-TEST(Base64Url, DecodesWithAndWithoutPadding) {
-  EXPECT_EQ(base64url_decode("aGVsbG8"), "hello");
-  EXPECT_EQ(base64url_decode("aGVsbG8="), "hello");
-  EXPECT_EQ(base64url_decode("aGk"), "hi");
-  EXPECT_EQ(base64url_decode(""), "");
-  EXPECT_EQ(base64url_decode("-_8"), std::string("\xfb\xff", 2));  // URL alphabet, not + and /
-  EXPECT_FALSE(base64url_decode("a+b/").has_value());
-  EXPECT_FALSE(base64url_decode("abcde").has_value());  // impossible length
-}
-
 TEST(JwtClaims, DecodesThePayloadWithoutVerifying) {
   // {"sub":"tml:user:1","email":"a@b.c","iss":"passport-x","exp":1900000000}
   const std::string jwt =
