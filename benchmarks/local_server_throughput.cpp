@@ -14,6 +14,8 @@
 // on a 2-core VM the client competes with the server for the cores.
 //
 // Usage: tinker-bench-local-server [seconds-per-run=2] [runs=3] [connections=16]
+#include "raw_tinker_client.hpp"
+
 #include <tinker/local/server.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -43,93 +45,9 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
 
+using namespace tinker::bench;
+
 namespace {
-
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
-constexpr const char* kApiKey = "tml-bench-key";
-
-double cpu_seconds(int who) {
-  rusage usage{};
-  getrusage(who, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-}
-
-// One keep-alive connection with a reusable buffer; `exchange` sends one request and reads the
-// answer, returning its body (throws on transport errors or a non-200 status).
-class Connection {
- public:
-  Connection(asio::io_context& context, const tcp::endpoint& endpoint) : stream_(context) {
-    stream_.connect(endpoint);
-    stream_.socket().set_option(tcp::no_delay(true));
-  }
-
-  asio::awaitable<std::string> exchange(bhttp::verb method, std::string target, std::string body) {
-    bhttp::request<bhttp::string_body> request(method, target, 11);
-    request.set(bhttp::field::host, "127.0.0.1");
-    request.set("X-API-Key", kApiKey);
-    if (method == bhttp::verb::post) request.set(bhttp::field::content_type, "application/json");
-    request.body() = std::move(body);
-    request.prepare_payload();
-    auto [write_error, written] = co_await bhttp::async_write(stream_, request, as_tuple_awaitable);
-    (void)written;
-    if (write_error) throw std::runtime_error("write: " + write_error.message());
-    bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(1 << 20);
-    auto [read_error, read] = co_await bhttp::async_read(stream_, buffer_, parser, as_tuple_awaitable);
-    (void)read;
-    if (read_error) throw std::runtime_error("read: " + read_error.message());
-    if (parser.get().result_int() != 200) {
-      throw std::runtime_error("status " + std::to_string(parser.get().result_int()) + ": " + parser.get().body());
-    }
-    co_return std::move(parser.get().body());
-  }
-
- private:
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-};
-
-std::string field(const std::string& json, const char* key) {
-  return std::string(boost::json::parse(json).as_object().at(key).as_string());
-}
-
-// Ids of a session, a model with one completed optim_step, and a sampling session.
-struct Fixture {
-  std::string session_id;
-  std::string completed_request_id;
-  std::string sampling_session_id;
-};
-
-asio::awaitable<std::string> complete(Connection& connection, std::string request_id) {
-  const std::string poll = R"({"request_id":")" + request_id + R"(","allow_metadata_only":false})";
-  for (;;) {
-    std::string body = co_await connection.exchange(bhttp::verb::post, "/api/v1/retrieve_future", poll);
-    if (body.find("\"try_again\"") == std::string::npos) co_return body;
-  }
-}
-
-asio::awaitable<void> prepare(Connection* connection, Fixture* fixture) {
-  const std::string session =
-      co_await connection->exchange(bhttp::verb::post, "/api/v1/create_session",
-                                    R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
-  fixture->session_id = field(session, "session_id");
-  const std::string ticket = co_await connection->exchange(
-      bhttp::verb::post, "/api/v1/create_model",
-      R"({"session_id":")" + fixture->session_id +
-          R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm","lora_config":{"rank":8},"type":"create_model"})");
-  const std::string model_id = field(co_await complete(*connection, field(ticket, "request_id")), "model_id");
-  const std::string optim = co_await connection->exchange(
-      bhttp::verb::post, "/api/v1/optim_step",
-      R"({"adam_params":{"learning_rate":0.0001},"model_id":")" + model_id + R"(","seq_id":1,"type":"optim_step"})");
-  fixture->completed_request_id = field(optim, "request_id");
-  co_await complete(*connection, fixture->completed_request_id);
-  const std::string sampler = co_await connection->exchange(
-      bhttp::verb::post, "/api/v1/create_sampling_session",
-      R"({"session_id":")" + fixture->session_id +
-          R"(","sampling_session_seq_id":1,"base_model":"tinker-local/tiny-lm","type":"create_sampling_session"})");
-  fixture->sampling_session_id = field(sampler, "sampling_session_id");
-}
 
 enum class Kind { healthz, retrieve, sample };
 
@@ -151,12 +69,7 @@ asio::awaitable<void> load_loop(Connection* connection, Kind kind, const Fixture
         co_await connection->exchange(bhttp::verb::post, "/api/v1/retrieve_future", poll);
         state->requests += 1;
       } else {
-        const std::string body =
-            R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
-            R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
-            R"("sampling_session_id":")" +
-            fixture->sampling_session_id + R"(","seq_id":)" + std::to_string(state->next_sample_seq++) +
-            R"(,"type":"sample"})";
+        const std::string body = sample_body(fixture->sampling_session_id, state->next_sample_seq++);
         const std::string ticket = co_await connection->exchange(bhttp::verb::post, "/api/v1/asample", body);
         co_await complete(*connection, field(ticket, "request_id"));
         state->requests += 2;

@@ -1,0 +1,124 @@
+// A raw Boost.Beast client of the Tinker protocol for benchmarks: one keep-alive connection per
+// object, hand-written JSON bodies, no SDK code. It is the baseline the SDK is compared with
+// (the same HTTP exchanges on the same server in the same run) and the load generator of the
+// tinker-local benchmark.
+#pragma once
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tinker::bench {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+
+constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+constexpr const char* kApiKey = "tml-bench-key";
+
+inline double cpu_seconds(int who) {
+  rusage usage{};
+  getrusage(who, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+// One keep-alive connection with a reusable buffer; `exchange` sends one request and reads the
+// answer, returning its body (throws on transport errors or a non-200 status).
+class Connection {
+ public:
+  Connection(asio::io_context& context, const tcp::endpoint& endpoint) : stream_(context) {
+    stream_.connect(endpoint);
+    stream_.socket().set_option(tcp::no_delay(true));
+  }
+
+  asio::awaitable<std::string> exchange(bhttp::verb method, std::string target, std::string body) {
+    bhttp::request<bhttp::string_body> request(method, target, 11);
+    request.set(bhttp::field::host, "127.0.0.1");
+    request.set("X-API-Key", kApiKey);
+    if (method == bhttp::verb::post) request.set(bhttp::field::content_type, "application/json");
+    request.body() = std::move(body);
+    request.prepare_payload();
+    auto [write_error, written] = co_await bhttp::async_write(stream_, request, as_tuple_awaitable);
+    (void)written;
+    if (write_error) throw std::runtime_error("write: " + write_error.message());
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(1 << 20);
+    auto [read_error, read] = co_await bhttp::async_read(stream_, buffer_, parser, as_tuple_awaitable);
+    (void)read;
+    if (read_error) throw std::runtime_error("read: " + read_error.message());
+    if (parser.get().result_int() != 200) {
+      throw std::runtime_error("status " + std::to_string(parser.get().result_int()) + ": " + parser.get().body());
+    }
+    co_return std::move(parser.get().body());
+  }
+
+ private:
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+};
+
+inline std::string field(const std::string& json, const char* key) {
+  return std::string(boost::json::parse(json).as_object().at(key).as_string());
+}
+
+// Ids of a session, a model with one completed optim_step, and a sampling session.
+struct Fixture {
+  std::string session_id;
+  std::string completed_request_id;
+  std::string sampling_session_id;
+};
+
+inline asio::awaitable<std::string> complete(Connection& connection, std::string request_id) {
+  const std::string poll = R"({"request_id":")" + request_id + R"(","allow_metadata_only":false})";
+  for (;;) {
+    std::string body = co_await connection.exchange(bhttp::verb::post, "/api/v1/retrieve_future", poll);
+    if (body.find("\"try_again\"") == std::string::npos) co_return body;
+  }
+}
+
+inline asio::awaitable<void> prepare(Connection* connection, Fixture* fixture) {
+  const std::string session =
+      co_await connection->exchange(bhttp::verb::post, "/api/v1/create_session",
+                                    R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
+  fixture->session_id = field(session, "session_id");
+  const std::string ticket = co_await connection->exchange(
+      bhttp::verb::post, "/api/v1/create_model",
+      R"({"session_id":")" + fixture->session_id +
+          R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm","lora_config":{"rank":8},"type":"create_model"})");
+  const std::string model_id = field(co_await complete(*connection, field(ticket, "request_id")), "model_id");
+  const std::string optim = co_await connection->exchange(
+      bhttp::verb::post, "/api/v1/optim_step",
+      R"({"adam_params":{"learning_rate":0.0001},"model_id":")" + model_id + R"(","seq_id":1,"type":"optim_step"})");
+  fixture->completed_request_id = field(optim, "request_id");
+  co_await complete(*connection, fixture->completed_request_id);
+  const std::string sampler = co_await connection->exchange(
+      bhttp::verb::post, "/api/v1/create_sampling_session",
+      R"({"session_id":")" + fixture->session_id +
+          R"(","sampling_session_seq_id":1,"base_model":"tinker-local/tiny-lm","type":"create_sampling_session"})");
+  fixture->sampling_session_id = field(sampler, "sampling_session_id");
+}
+
+/// An asample body for the sampler, prompt of three tokens, 8 new tokens.
+inline std::string sample_body(const std::string& sampling_session_id, std::int64_t seq_id) {
+  return R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
+         R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
+         R"("sampling_session_id":")" +
+         sampling_session_id + R"(","seq_id":)" + std::to_string(seq_id) + R"(,"type":"sample"})";
+}
+
+}  // namespace tinker::bench

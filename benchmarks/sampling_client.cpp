@@ -1,0 +1,251 @@
+// SamplingClient throughput and memory (issue 6) against tinker-local in null-model mode, with
+// a raw Beast loop doing the same two HTTP exchanges per sample (asample, then retrieve_future)
+// on the same server in the same run as the baseline.
+//
+// The server runs in a child process (forked before any thread exists), so this process's CPU
+// time and heap are the client's alone:
+//   samples/s          completed samples per second with N requests kept in flight
+//   CPU per sample     this process's CPU time / samples
+//   memory/in-flight   heap in use (mallinfo2) with N samples pending on the server (its queue
+//                      paused by fault injection), minus the heap before, divided by N
+// Goals: at 64 in flight >= 85% of the raw loop's samples/s; <= 16 KiB of client memory per
+// in-flight request.
+//
+// Usage: tinker-bench-sampling-client [seconds-per-point=2]
+#include "raw_tinker_client.hpp"
+
+#include <tinker/local/server.hpp>
+#include <tinker/tinker.hpp>
+
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <malloc.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+using namespace tinker::bench;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Forks the server; returns its port and pid. The child stops when the pipe to it closes.
+std::pair<std::uint16_t, pid_t> fork_server(int& keepalive_fd) {
+  int port_pipe[2];
+  int life_pipe[2];
+  if (pipe(port_pipe) != 0 || pipe(life_pipe) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    close(port_pipe[0]);
+    close(life_pipe[1]);
+    tinker::local::ServerOptions options;
+    options.null_model = true;
+    options.log_level = tinker::LogLevel::off;
+    options.request_log_limit = 1000;
+    tinker::local::Server server(options);
+    server.start();
+    const std::uint16_t port = server.port();
+    if (write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(1);
+    char byte;
+    while (read(life_pipe[0], &byte, 1) > 0) {
+    }
+    server.stop();
+    _exit(0);
+  }
+  close(port_pipe[1]);
+  close(life_pipe[0]);
+  std::uint16_t port = 0;
+  if (read(port_pipe[0], &port, sizeof port) != sizeof port) throw std::runtime_error("the server did not start");
+  close(port_pipe[0]);
+  keepalive_fd = life_pipe[1];
+  return {port, pid};
+}
+
+class Point {
+ public:
+  double samples_per_second = 0;
+  double cpu_us_per_sample = 0;
+};
+
+class Counter {
+ public:
+  Clock::time_point deadline;
+  std::int64_t samples = 0;
+  std::int64_t next_seq = 0;
+  int active = 0;  ///< workers still running
+  std::string error;
+};
+
+asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture, Counter* counter) {
+  try {
+    while (Clock::now() < counter->deadline) {
+      const std::string ticket = co_await connection->exchange(
+          bhttp::verb::post, "/api/v1/asample", sample_body(fixture->sampling_session_id, counter->next_seq++));
+      co_await complete(*connection, field(ticket, "request_id"));
+      ++counter->samples;
+    }
+  } catch (const std::exception& e) {
+    counter->error = e.what();
+  }
+  --counter->active;
+}
+
+// Set before the workers are spawned: co_spawn may run a worker up to its first suspension at once.
+void start_clock(Counter& counter, double seconds) {
+  counter.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+Point measure(asio::io_context& io, Counter& counter) {
+  const auto start = Clock::now();
+  const double cpu_before = cpu_seconds(RUSAGE_SELF);
+  while (counter.active > 0) io.run_one();  // the client's heartbeat keeps io busy: run until done
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!counter.error.empty()) throw std::runtime_error(counter.error);
+  Point point;
+  point.samples_per_second = static_cast<double>(counter.samples) / elapsed;
+  point.cpu_us_per_sample = (cpu_seconds(RUSAGE_SELF) - cpu_before) * 1e6 / static_cast<double>(counter.samples);
+  return point;
+}
+
+Point raw_point(const tcp::endpoint& endpoint, int in_flight, double seconds) {
+  asio::io_context io;
+  std::vector<std::unique_ptr<Connection>> connections;
+  for (int i = 0; i < in_flight; ++i) connections.push_back(std::make_unique<Connection>(io, endpoint));
+  Fixture fixture;
+  asio::co_spawn(io, prepare(connections[0].get(), &fixture), [](std::exception_ptr e) {
+    if (e) std::rethrow_exception(e);
+  });
+  io.run();
+  io.restart();
+  Counter counter;
+  counter.next_seq = 1000;
+  counter.active = in_flight;
+  start_clock(counter, seconds);
+  for (auto& connection : connections)
+    asio::co_spawn(io, raw_worker(connection.get(), &fixture, &counter), asio::detached);
+  return measure(io, counter);
+}
+
+asio::awaitable<void> sdk_worker(tinker::SamplingClient sampler, Counter* counter, bool once) {
+  const tinker::ModelInput prompt = tinker::ModelInput::from_ints(std::vector<tinker::TokenId>{11, 12, 13});
+  tinker::SamplingParams params(8, 1.0);
+  params.seed = 1;
+  try {
+    do {
+      auto future = co_await sampler.async_sample(prompt, 1, params, tinker::SampleOptions(), tinker::use_awaitable);
+      ++counter->next_seq;  // submitted
+      co_await future.async_get(tinker::use_awaitable);
+      ++counter->samples;
+    } while (!once && Clock::now() < counter->deadline);
+  } catch (const std::exception& e) {
+    counter->error = e.what();
+  }
+  --counter->active;
+}
+
+asio::awaitable<tinker::SamplingClient> make_sampler(tinker::ServiceClient& service) {
+  const auto source = tinker::SamplingSource::from_base_model("tinker-local/tiny-lm");
+  co_return co_await service.async_create_sampling_client(source, tinker::use_awaitable);
+}
+
+tinker::SamplingClient sampler_of(asio::io_context& io, tinker::ServiceClient& service) {
+  auto future = asio::co_spawn(io, make_sampler(service), asio::use_future);
+  while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) io.run_one();
+  return future.get();
+}
+
+tinker::ServiceClientOptions client_options(std::uint16_t port) {
+  tinker::ClientOptions client("http://127.0.0.1:" + std::to_string(port), tinker::Secret(kApiKey));
+  client.log_level = tinker::LogLevel::error;
+  client.telemetry_enabled = false;
+  return tinker::ServiceClientOptions(client);
+}
+
+Point sdk_point(std::uint16_t port, int in_flight, double seconds) {
+  asio::io_context io;
+  Point point;
+  {
+    tinker::ServiceClient service(io.get_executor(), client_options(port));
+    tinker::SamplingClient sampler = sampler_of(io, service);
+    Counter counter;
+    counter.active = in_flight;
+    start_clock(counter, seconds);
+    for (int i = 0; i < in_flight; ++i) asio::co_spawn(io, sdk_worker(sampler, &counter, false), asio::detached);
+    point = measure(io, counter);
+  }
+  io.poll();
+  return point;
+}
+
+// Heap per in-flight sample: N samples pending on a paused server queue.
+double memory_per_in_flight(std::uint16_t port, const tcp::endpoint& endpoint, int in_flight) {
+  asio::io_context admin_io;
+  Connection admin(admin_io, endpoint);
+  auto set_faults = [&](bhttp::verb verb, std::string body) {
+    asio::co_spawn(admin_io, admin.exchange(verb, "/_admin/faults", std::move(body)), asio::detached);
+    admin_io.run();
+    admin_io.restart();
+  };
+  asio::io_context io;
+  double per_request = 0;
+  {
+    tinker::ServiceClient service(io.get_executor(), client_options(port));
+    tinker::SamplingClient sampler = sampler_of(io, service);
+    set_faults(bhttp::verb::post, R"(["asample:pause_queue=4s"])");
+    Counter counter;
+    counter.active = in_flight;
+    io.run_for(std::chrono::milliseconds(200));  // warm the pools up a little
+    const std::size_t before = mallinfo2().uordblks;
+    for (int i = 0; i < in_flight; ++i) asio::co_spawn(io, sdk_worker(sampler, &counter, true), asio::detached);
+    while (counter.next_seq < in_flight) io.run_one_for(std::chrono::milliseconds(100));
+    io.run_for(std::chrono::milliseconds(300));  // their polls are out
+    const std::size_t during = mallinfo2().uordblks;
+    per_request = static_cast<double>(during - before) / in_flight;
+    set_faults(bhttp::verb::delete_, "");
+    while (counter.samples < in_flight && counter.error.empty()) io.run_one_for(std::chrono::milliseconds(100));
+    if (!counter.error.empty()) throw std::runtime_error(counter.error);
+  }
+  io.poll();
+  return per_request;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
+  int keepalive_fd = -1;
+  const auto [port, pid] = fork_server(keepalive_fd);
+  const tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+
+  std::cout << std::fixed << std::setprecision(1) << "sampling, null-model tinker-local in a child process, " << seconds
+            << " s per point\n";
+  const Point raw = raw_point(endpoint, 64, seconds);
+  std::cout << "raw Beast loop, 64 in flight:   " << raw.samples_per_second << " samples/s, " << raw.cpu_us_per_sample
+            << " us CPU/sample\n";
+  for (int in_flight : {1, 64, 512, 4096}) {
+    const Point sdk = sdk_point(port, in_flight, seconds);
+    std::cout << "SDK, " << std::setw(4) << in_flight << " in flight:          " << sdk.samples_per_second
+              << " samples/s, " << sdk.cpu_us_per_sample << " us CPU/sample";
+    if (in_flight == 64) std::cout << "  (" << 100.0 * sdk.samples_per_second / raw.samples_per_second << "% of raw)";
+    std::cout << "\n";
+  }
+  for (int in_flight : {512, 4096}) {
+    std::cout << "client heap per in-flight sample (" << in_flight
+              << " pending): " << memory_per_in_flight(port, endpoint, in_flight) / 1024.0 << " KiB (goal <= 16)\n";
+  }
+  close(keepalive_fd);
+  waitpid(pid, nullptr, 0);
+  return EXIT_SUCCESS;
+} catch (const std::exception& e) {
+  std::cerr << "error: " << e.what() << "\n";
+  return EXIT_FAILURE;
+}
