@@ -138,24 +138,6 @@ awaitable<error_code> call_ignoring_body(http::HttpClient& client, http::Request
   co_return ec;
 }
 
-error_code decode_archive_answer(const http::Response& response, std::chrono::system_clock::time_point now,
-                                 CheckpointArchiveUrlResponse& out, diagnostics& diag) {
-  if (response.status < 300 || response.status >= 400) return decode_json_response(response, out, diag);
-  const std::string_view location = response.header("location");
-  if (location.empty()) {
-    diag.clear();
-    diag.http_status = response.status;
-    diag.request_id = std::string(response.header("x-request-id"));
-    diag.message = "the checkpoint archive redirect has no Location header";
-    return make_error_code(errc::protocol_error);
-  }
-  const auto expires = http::parse_http_date(response.header("expires"), now)
-                           .value_or(now + std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                               default_archive_url_lifetime));
-  out = CheckpointArchiveUrlResponse(std::string(location), std::chrono::floor<std::chrono::microseconds>(expires));
-  return {};
-}
-
 http::Request get_request(std::string path, const QueryString& query, PoolKind pool = PoolKind::training) {
   http::Request request(Method::get, std::move(path) + query.text(), pool);
   return request;
@@ -193,6 +175,24 @@ std::string format_day(std::chrono::year_month_day day) {
   std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
                 static_cast<unsigned>(day.day()));
   return text;
+}
+
+error_code decode_archive_answer(const http::Response& response, std::chrono::system_clock::time_point now,
+                                 CheckpointArchiveUrlResponse& out, diagnostics& diag) {
+  if (response.status < 300 || response.status >= 400) return decode_json_response(response, out, diag);
+  const std::string_view location = response.header("location");
+  if (location.empty()) {
+    diag.clear();
+    diag.http_status = response.status;
+    diag.request_id = std::string(response.header("x-request-id"));
+    diag.message = "the checkpoint archive redirect has no Location header";
+    return make_error_code(errc::protocol_error);
+  }
+  const auto expires = http::parse_http_date(response.header("expires"), now)
+                           .value_or(now + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                               default_archive_url_lifetime));
+  out = CheckpointArchiveUrlResponse(std::string(location), std::chrono::floor<std::chrono::microseconds>(expires));
+  return {};
 }
 
 awaitable<error_code> list_training_runs(http::HttpClient& client, const ListTrainingRunsOptions& options,

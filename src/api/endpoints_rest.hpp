@@ -88,6 +88,11 @@ class QueryString {
   std::string text_;
 };
 
+/// The archive endpoint's answer (spec 8.12.5): a 3xx gives Location and Expires (an HTTP-date;
+/// missing or unparsable: `now` + 15 min; no Location: protocol_error); a 200 is the JSON form.
+error_code decode_archive_answer(const http::Response& response, std::chrono::system_clock::time_point now,
+                                 CheckpointArchiveUrlResponse& out, diagnostics& diag);
+
 /// "YYYY-MM-DD"; throws tinker::error (invalid_argument) for an invalid date.
 std::string format_day(std::chrono::year_month_day day);
 
