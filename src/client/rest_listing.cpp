@@ -42,8 +42,9 @@ Op<std::vector<TrainingRun>> list_all_training_runs_op(RestHolder holder, ListAl
   const std::int64_t page = page_size_of(options, ListAllOptions::default_runs_page);
   std::vector<TrainingRun> all;
   for (std::int64_t offset = 0;;) {
-    if (auto ec = co_await holder->ensure_config(diag))
+    if (auto ec = co_await holder->ensure_config(diag)) {
       co_return OperationResult<std::vector<TrainingRun>>(ec, std::vector<TrainingRun>());
+    }
     const ListTrainingRunsOptions request(page, offset, options.access_scope, options.project_id);
     TrainingRunsResponse response;
     const error_code ec =
@@ -61,8 +62,9 @@ Op<std::vector<Checkpoint>> list_all_user_checkpoints_op(RestHolder holder, List
   const std::int64_t page = page_size_of(options, ListAllOptions::default_checkpoints_page);
   std::vector<Checkpoint> all;
   for (std::int64_t offset = 0;;) {
-    if (auto ec = co_await holder->ensure_config(diag))
+    if (auto ec = co_await holder->ensure_config(diag)) {
       co_return OperationResult<std::vector<Checkpoint>>(ec, std::vector<Checkpoint>());
+    }
     const ListUserCheckpointsOptions request(page, offset);
     CheckpointsListResponse response;
     const error_code ec =
@@ -81,13 +83,21 @@ Op<std::vector<std::string>> list_all_sessions_op(RestHolder holder, ListAllOpti
   const std::int64_t page = page_size_of(options, ListAllOptions::default_sessions_page);
   std::vector<std::string> all;
   for (std::int64_t offset = 0;;) {
-    if (auto ec = co_await holder->ensure_config(diag))
+    if (auto ec = co_await holder->ensure_config(diag)) {
       co_return OperationResult<std::vector<std::string>>(ec, std::vector<std::string>());
+    }
     const ListSessionsOptions request(page, offset, options.access_scope);
     ListSessionsResponse response;
     const error_code ec = co_await api::list_sessions(holder->http(), request, response, diag, holder->layer_two());
     if (ec) co_return OperationResult<std::vector<std::string>>(ec, std::vector<std::string>());
     const std::size_t got = response.sessions.size();
+    // Without a cursor, a server that ignores `offset` would send the same full page forever.
+    if (got > 0 && offset > 0 && response.sessions.front() == all[static_cast<std::size_t>(offset - page)]) {
+      diag.clear();
+      diag.message = "GET /api/v1/sessions answered offset " + std::to_string(offset) + " with the previous page again";
+      co_return OperationResult<std::vector<std::string>>(make_error_code(errc::protocol_error),
+                                                          std::vector<std::string>());
+    }
     offset += static_cast<std::int64_t>(got);
     append(all, response.sessions);
     if (!has_more(got, page, offset, std::nullopt)) break;
