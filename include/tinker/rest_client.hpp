@@ -1,55 +1,283 @@
-// RestClient (spec 14): management calls that need no session. This stage provides the calls
-// that creating a training client from a checkpoint needs; the full list comes with issue 6.
+// RestClient (spec 8.12, 14): the management calls that need no session — training runs,
+// checkpoints (by run id + checkpoint id, or by `tinker://` path), sessions, samplers, the audit
+// log and billing usage. Every call goes through retry layers 1 and 2.
+//
+// Calls whose answer carries nothing (delete, publish, unpublish, set TTL, assign project)
+// complete with `std::monostate`.
 #pragma once
 
 #include <tinker/async.hpp>
 #include <tinker/types/checkpoint.hpp>
 #include <tinker/types/session.hpp>
+#include <tinker/types/telemetry.hpp>
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 namespace tinker {
 
+/// `owned`: the caller's own runs/sessions; `accessible`: also those shared with the caller.
+enum class AccessScope { owned, accessible };
+const char* to_string(AccessScope scope) noexcept;
+
+/// GET /api/v1/training_runs (spec 8.12.1).
+class ListTrainingRunsOptions {
+ public:
+  ListTrainingRunsOptions() = default;
+  explicit ListTrainingRunsOptions(std::int64_t limit_, std::int64_t offset_ = 0,
+                                   AccessScope access_scope_ = AccessScope::owned,
+                                   std::optional<std::string> project_id_ = std::nullopt)
+      : limit(limit_), offset(offset_), access_scope(access_scope_), project_id(std::move(project_id_)) {}
+
+  std::int64_t limit = 20;
+  std::int64_t offset = 0;
+  AccessScope access_scope = AccessScope::owned;
+  std::optional<std::string> project_id;  ///< sent only when set
+};
+
+/// GET /api/v1/checkpoints (spec 8.12.9): the caller's checkpoints across runs, newest first.
+class ListUserCheckpointsOptions {
+ public:
+  ListUserCheckpointsOptions() = default;
+  explicit ListUserCheckpointsOptions(std::int64_t limit_, std::int64_t offset_ = 0) : limit(limit_), offset(offset_) {}
+
+  std::int64_t limit = 100;
+  std::int64_t offset = 0;
+};
+
+/// GET /api/v1/sessions (spec 8.12.11).
+class ListSessionsOptions {
+ public:
+  ListSessionsOptions() = default;
+  explicit ListSessionsOptions(std::int64_t limit_, std::int64_t offset_ = 0,
+                               AccessScope access_scope_ = AccessScope::owned)
+      : limit(limit_), offset(offset_), access_scope(access_scope_) {}
+
+  std::int64_t limit = 20;
+  std::int64_t offset = 0;
+  AccessScope access_scope = AccessScope::owned;
+};
+
+/// The `async_list_all_*` calls: every page, `page_size` items per request. A page shorter
+/// than requested (or the cursor's total_count) ends the listing.
+class ListAllOptions {
+ public:
+  /// The page sizes of spec 14: 100 runs, 1000 checkpoints, and (choice) 100 sessions.
+  static constexpr std::int64_t default_runs_page = 100;
+  static constexpr std::int64_t default_checkpoints_page = 1000;
+  static constexpr std::int64_t default_sessions_page = 100;
+
+  ListAllOptions() = default;
+  explicit ListAllOptions(AccessScope access_scope_, std::optional<std::string> project_id_ = std::nullopt)
+      : access_scope(access_scope_), project_id(std::move(project_id_)) {}
+
+  AccessScope access_scope = AccessScope::owned;  ///< runs and sessions
+  std::optional<std::string> project_id;          ///< runs only
+  std::optional<std::int64_t> page_size;          ///< empty: the default above; must be >= 1
+};
+
+enum class AuditEventType { all, checkpoints };
+const char* to_string(AuditEventType type) noexcept;
+
+/// GET /api/v1/audit (spec 8.12.16; requires the admin role).
+class AuditLogOptions {
+ public:
+  AuditLogOptions() = default;
+  explicit AuditLogOptions(AuditEventType event_type_, std::optional<std::chrono::year_month_day> day_ = std::nullopt)
+      : event_type(event_type_), day(day_) {}
+
+  AuditEventType event_type = AuditEventType::all;
+  std::optional<std::chrono::year_month_day> day;  ///< empty: today (UTC), decided by the server
+};
+
 namespace detail {
 class ClientHolder;
-void rest_get_weights_info(std::shared_ptr<ClientHolder> holder, std::string tinker_path, diagnostics* diag,
+using RestHolder = std::shared_ptr<ClientHolder>;
+
+/// A checkpoint named by run id + checkpoint id, or by a `tinker://` path that the operation
+/// parses (so a bad path completes the operation with invalid_argument instead of throwing).
+class CheckpointRef {
+ public:
+  CheckpointRef() = default;
+  CheckpointRef(std::string run_id_, std::string checkpoint_id_)
+      : run_id(std::move(run_id_)), checkpoint_id(std::move(checkpoint_id_)) {}
+  static CheckpointRef from_tinker_path(std::string path) {
+    CheckpointRef ref;
+    ref.tinker_path = std::move(path);
+    return ref;
+  }
+
+  std::string run_id;
+  std::string checkpoint_id;  ///< "weights/<name>" or "sampler_weights/<name>"
+  std::string tinker_path;    ///< when set, run_id and checkpoint_id come from it
+};
+
+enum class CheckpointAction { delete_checkpoint, publish, unpublish };
+
+using Done = std::monostate;
+
+void rest_list_training_runs(RestHolder h, ListTrainingRunsOptions o, diagnostics* d, Handler<TrainingRunsResponse> c);
+void rest_get_training_run(RestHolder h, CheckpointRef run, AccessScope s, diagnostics* d, Handler<TrainingRun> c);
+void rest_list_checkpoints(RestHolder h, std::string run_id, diagnostics* d, Handler<CheckpointsListResponse> c);
+void rest_list_user_checkpoints(RestHolder h, ListUserCheckpointsOptions o, diagnostics* d,
+                                Handler<CheckpointsListResponse> c);
+void rest_checkpoint_action(RestHolder h, CheckpointRef ref, CheckpointAction a, diagnostics* d, Handler<Done> c);
+void rest_set_checkpoint_ttl(RestHolder h, CheckpointRef ref, std::optional<std::int64_t> ttl_seconds, diagnostics* d,
+                             Handler<Done> c);
+void rest_get_checkpoint_archive_url(RestHolder h, CheckpointRef ref, diagnostics* d,
+                                     Handler<CheckpointArchiveUrlResponse> c);
+void rest_get_weights_info(RestHolder holder, std::string tinker_path, diagnostics* diag,
                            Handler<WeightsInfoResponse> handler);
-void rest_get_sampler(std::shared_ptr<ClientHolder> holder, std::string sampler_id, diagnostics* diag,
+void rest_list_sessions(RestHolder h, ListSessionsOptions o, diagnostics* d, Handler<ListSessionsResponse> c);
+void rest_get_session(RestHolder h, std::string session_id, AccessScope s, diagnostics* d,
+                      Handler<GetSessionResponse> c);
+void rest_assign_session_project(RestHolder h, std::string session_id, std::string project_id, diagnostics* d,
+                                 Handler<Done> c);
+void rest_export_session_trace(RestHolder h, std::string session_id, diagnostics* d, Handler<TraceExportResponse> c);
+void rest_get_sampler(RestHolder holder, std::string sampler_id, diagnostics* diag,
                       Handler<GetSamplerResponse> handler);
+void rest_get_audit_log(RestHolder h, AuditLogOptions o, diagnostics* d, Handler<AuditLogResponse> c);
+void rest_get_billing_usage(RestHolder h, Timestamp starting_on, Timestamp ending_before, diagnostics* d,
+                            Handler<BillingUsageResponse> c);
+void rest_list_all_training_runs(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c);
+void rest_list_all_user_checkpoints(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<Checkpoint>> c);
+void rest_list_all_sessions(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c);
 }  // namespace detail
+
+// Each call comes in two forms: without and with a `diagnostics&` that receives the HTTP
+// status, request id and server message of a failure.
+#define TINKER_REST_CALL(T, name, fn, params, args)                                                              \
+  template <class Token = default_token>                                                                         \
+  auto name(TINKER_REST_UNPAREN params Token&& token = {}) const {                                               \
+    return detail::start<T>(std::forward<Token>(token), nullptr, &detail::fn, holder_ TINKER_REST_UNPAREN args); \
+  }                                                                                                              \
+  template <class Token = default_token>                                                                         \
+  auto name(TINKER_REST_UNPAREN params diagnostics& diag, Token&& token = {}) const {                            \
+    return detail::start<T>(std::forward<Token>(token), &diag, &detail::fn, holder_ TINKER_REST_UNPAREN args);   \
+  }
+#define TINKER_REST_UNPAREN(...) __VA_ARGS__
 
 /// A cheap handle; copies share the connection pools of the ServiceClient that made them.
 class RestClient {
  public:
   explicit RestClient(std::shared_ptr<detail::ClientHolder> holder) : holder_(std::move(holder)) {}
 
-  /// POST /api/v1/weights_info for a `tinker://` checkpoint path: base model and LoRA settings.
-  template <class Token = default_token>
-  auto async_get_weights_info(std::string tinker_path, Token&& token = {}) const {
-    return detail::start<WeightsInfoResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_weights_info,
-                                              holder_, std::move(tinker_path));
-  }
-  template <class Token = default_token>
-  auto async_get_weights_info(std::string tinker_path, diagnostics& diag, Token&& token = {}) const {
-    return detail::start<WeightsInfoResponse>(std::forward<Token>(token), &diag, &detail::rest_get_weights_info,
-                                              holder_, std::move(tinker_path));
-  }
+  // ---- Training runs ----
+  /// GET /api/v1/training_runs: one page of runs with its cursor.
+  TINKER_REST_CALL(TrainingRunsResponse, async_list_training_runs, rest_list_training_runs,
+                   (ListTrainingRunsOptions options, ), (, std::move(options)))
+  /// GET /api/v1/training_runs/{id}.
+  TINKER_REST_CALL(TrainingRun, async_get_training_run, rest_get_training_run,
+                   (std::string run_id, AccessScope scope, ), (, detail::CheckpointRef(std::move(run_id), ""), scope))
+  /// The run owning a `tinker://` checkpoint path.
+  TINKER_REST_CALL(TrainingRun, async_get_training_run_by_tinker_path, rest_get_training_run,
+                   (std::string tinker_path, AccessScope scope, ),
+                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), scope))
+  /// Every run, page by page (ListAllOptions::default_runs_page per request).
+  TINKER_REST_CALL(std::vector<TrainingRun>, async_list_all_training_runs, rest_list_all_training_runs,
+                   (ListAllOptions options, ), (, std::move(options)))
 
+  // ---- Checkpoints ----
+  /// GET /api/v1/training_runs/{id}/checkpoints: training and sampler checkpoints of one run.
+  TINKER_REST_CALL(CheckpointsListResponse, async_list_checkpoints, rest_list_checkpoints, (std::string run_id, ),
+                   (, std::move(run_id)))
+  /// GET /api/v1/checkpoints: one page of the caller's checkpoints, newest first.
+  TINKER_REST_CALL(CheckpointsListResponse, async_list_user_checkpoints, rest_list_user_checkpoints,
+                   (ListUserCheckpointsOptions options, ), (, std::move(options)))
+  /// Every checkpoint of the caller, page by page (default_checkpoints_page per request).
+  TINKER_REST_CALL(std::vector<Checkpoint>, async_list_all_user_checkpoints, rest_list_all_user_checkpoints,
+                   (ListAllOptions options, ), (, std::move(options)))
+  /// DELETE the checkpoint (run owner only).
+  TINKER_REST_CALL(std::monostate, async_delete_checkpoint, rest_checkpoint_action,
+                   (std::string run_id, std::string checkpoint_id, ),
+                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                    detail::CheckpointAction::delete_checkpoint))
+  TINKER_REST_CALL(std::monostate, async_delete_checkpoint_from_tinker_path, rest_checkpoint_action,
+                   (std::string tinker_path, ),
+                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                    detail::CheckpointAction::delete_checkpoint))
+  /// Makes the checkpoint public; conflict (409) when it already is.
+  TINKER_REST_CALL(std::monostate, async_publish_checkpoint, rest_checkpoint_action,
+                   (std::string run_id, std::string checkpoint_id, ),
+                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                    detail::CheckpointAction::publish))
+  TINKER_REST_CALL(std::monostate, async_publish_checkpoint_from_tinker_path, rest_checkpoint_action,
+                   (std::string tinker_path, ),
+                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                    detail::CheckpointAction::publish))
+  /// Makes the checkpoint private again; conflict (409) when it already is.
+  TINKER_REST_CALL(std::monostate, async_unpublish_checkpoint, rest_checkpoint_action,
+                   (std::string run_id, std::string checkpoint_id, ),
+                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                    detail::CheckpointAction::unpublish))
+  TINKER_REST_CALL(std::monostate, async_unpublish_checkpoint_from_tinker_path, rest_checkpoint_action,
+                   (std::string tinker_path, ),
+                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                    detail::CheckpointAction::unpublish))
+  /// PUT .../ttl: expire `ttl_seconds` from now (> 0), or never (nullopt).
+  TINKER_REST_CALL(std::monostate, async_set_checkpoint_ttl, rest_set_checkpoint_ttl,
+                   (std::string run_id, std::string checkpoint_id, std::optional<std::int64_t> ttl_seconds, ),
+                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)), ttl_seconds))
+  TINKER_REST_CALL(std::monostate, async_set_checkpoint_ttl_from_tinker_path, rest_set_checkpoint_ttl,
+                   (std::string tinker_path, std::optional<std::int64_t> ttl_seconds, ),
+                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), ttl_seconds))
+  /// A signed download URL of the checkpoint's tar archive and when it expires (spec 8.12.5:
+  /// the 302 is read, never followed; the 200 JSON form is accepted; 503 "still building" is
+  /// waited for, 30 s at a time, up to 6 attempts).
+  TINKER_REST_CALL(CheckpointArchiveUrlResponse, async_get_checkpoint_archive_url, rest_get_checkpoint_archive_url,
+                   (std::string run_id, std::string checkpoint_id, ),
+                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id))))
+  TINKER_REST_CALL(CheckpointArchiveUrlResponse, async_get_checkpoint_archive_url_from_tinker_path,
+                   rest_get_checkpoint_archive_url, (std::string tinker_path, ),
+                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path))))
+  /// POST /api/v1/weights_info for a `tinker://` checkpoint path: base model and LoRA settings.
+  TINKER_REST_CALL(WeightsInfoResponse, async_get_weights_info, rest_get_weights_info, (std::string tinker_path, ),
+                   (, std::move(tinker_path)))
+  /// The same call under its spec 14 name.
+  TINKER_REST_CALL(WeightsInfoResponse, async_get_weights_info_by_tinker_path, rest_get_weights_info,
+                   (std::string tinker_path, ), (, std::move(tinker_path)))
+
+  // ---- Sessions and samplers ----
+  /// GET /api/v1/sessions: one page of session ids, newest first.
+  TINKER_REST_CALL(ListSessionsResponse, async_list_sessions, rest_list_sessions, (ListSessionsOptions options, ),
+                   (, std::move(options)))
+  /// Every session id, page by page (default_sessions_page per request).
+  TINKER_REST_CALL(std::vector<std::string>, async_list_all_sessions, rest_list_all_sessions,
+                   (ListAllOptions options, ), (, std::move(options)))
+  /// GET /api/v1/sessions/{id}: its training runs and samplers.
+  TINKER_REST_CALL(GetSessionResponse, async_get_session, rest_get_session,
+                   (std::string session_id, AccessScope scope, ), (, std::move(session_id), scope))
+  /// PUT /api/v1/sessions/{id}/project: moves the session and its runs into a project.
+  TINKER_REST_CALL(std::monostate, async_assign_session_project, rest_assign_session_project,
+                   (std::string session_id, std::string project_id, ), (, std::move(session_id), std::move(project_id)))
+  /// Starts (or reuses) the server's Perfetto trace export of a session and polls it every 5 s
+  /// until it is ready (the result carries the download URL); a failed export completes with
+  /// request_failed and the server's error text.
+  TINKER_REST_CALL(TraceExportResponse, async_export_session_trace, rest_export_session_trace,
+                   (std::string session_id, ), (, std::move(session_id)))
   /// GET /api/v1/samplers/{id}: the base model (and checkpoint) a sampler serves.
-  template <class Token = default_token>
-  auto async_get_sampler(std::string sampler_id, Token&& token = {}) const {
-    return detail::start<GetSamplerResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_sampler, holder_,
-                                             std::move(sampler_id));
-  }
-  template <class Token = default_token>
-  auto async_get_sampler(std::string sampler_id, diagnostics& diag, Token&& token = {}) const {
-    return detail::start<GetSamplerResponse>(std::forward<Token>(token), &diag, &detail::rest_get_sampler, holder_,
-                                             std::move(sampler_id));
-  }
+  TINKER_REST_CALL(GetSamplerResponse, async_get_sampler, rest_get_sampler, (std::string sampler_id, ),
+                   (, std::move(sampler_id)))
+
+  // ---- Audit and billing ----
+  /// GET /api/v1/audit (admin role).
+  TINKER_REST_CALL(AuditLogResponse, async_get_audit_log, rest_get_audit_log, (AuditLogOptions options, ),
+                   (, std::move(options)))
+  /// GET /api/v1/billing/usage/events for [starting_on, ending_before): hour-aligned UTC times,
+  /// a window of at most 14 days, not in the future (checked by the server).
+  TINKER_REST_CALL(BillingUsageResponse, async_get_billing_usage, rest_get_billing_usage,
+                   (Timestamp starting_on, Timestamp ending_before, ), (, starting_on, ending_before))
 
  private:
   std::shared_ptr<detail::ClientHolder> holder_;
 };
+
+#undef TINKER_REST_CALL
+#undef TINKER_REST_UNPAREN
 
 }  // namespace tinker

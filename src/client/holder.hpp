@@ -43,6 +43,9 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
     std::chrono::milliseconds telemetry_flush_interval{10'000};     ///< spec 15
     std::chrono::milliseconds telemetry_retry_interval{1'000};      ///< a failed batch is resent after this
     std::chrono::milliseconds dynamic_config_min_interval{10'000};  ///< spec 8.5: max(refresh_interval_sec, 10 s)
+    std::chrono::milliseconds archive_build_wait{30'000};           ///< spec 8.12.5: sleep after a 503 "building"
+    int archive_build_attempts = 6;                                 ///< spec 8.12.5: requests of that inner loop
+    std::chrono::milliseconds trace_export_poll_interval{5'000};    ///< spec 8.12.14
   };
 
   /// Validates the options (throws tinker::error, invalid_configuration); does no I/O.

@@ -1,0 +1,330 @@
+// The REST management endpoints (spec 8.12): paths, queries, pools, retry layers, and the
+// archive endpoint's redirect / JSON / "still building" answers.
+#include "api/endpoints_rest.hpp"
+
+#include "api/response.hpp"
+#include "http/headers.hpp"
+#include "http/retry_policy.hpp"
+
+#include <tinker/codec.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <cstdio>
+#include <utility>
+
+namespace tinker {
+
+const char* to_string(AccessScope scope) noexcept {
+  return scope == AccessScope::accessible ? "accessible" : "owned";
+}
+
+const char* to_string(AuditEventType type) noexcept {
+  return type == AuditEventType::checkpoints ? "checkpoints" : "all";
+}
+
+}  // namespace tinker
+
+namespace tinker::api {
+namespace {
+
+namespace asio = boost::asio;
+using http::Method;
+using http::PoolKind;
+using std::chrono::milliseconds;
+
+constexpr std::string_view api_prefix = "/api/v1/";
+constexpr std::chrono::minutes default_archive_url_lifetime{15};  // spec 8.12.5
+
+// How one REST call is retried beyond the defaults (10 layer-1 retries, layer 2).
+class RestPlan {
+ public:
+  RestPlan() = default;
+  bool conflict_is_final = false;        ///< publish/unpublish: a 409 is the answer
+  const ArchiveWait* archive = nullptr;  ///< the archive's 503 loop inside layer 2
+};
+
+std::string checkpoint_path(const std::string& run_id, const std::string& checkpoint_id, std::string_view suffix) {
+  std::string path(api_prefix);
+  path += "training_runs/" + run_id + "/checkpoints/" + checkpoint_id;  // verbatim (spec 8.0)
+  path += suffix;
+  return path;
+}
+
+http::Request json_request(Method method, std::string path, std::string body) {
+  http::Request request(method, std::move(path), PoolKind::training);
+  request.body = std::move(body);
+  request.content_type = "application/json";
+  return request;
+}
+
+awaitable<CallOutcome> send_once(http::HttpClient& client, const http::Request& request, diagnostics& diag) {
+  http::Request copy = request;
+  auto [ec, response] = co_await client.async_send(std::move(copy), diag, asio::as_tuple(asio::use_awaitable));
+  co_return CallOutcome{ec, std::move(response)};
+}
+
+bool still_building(const CallOutcome& outcome) {
+  return std::get<0>(outcome) == errc::server_error && std::get<1>(outcome).status == 503;
+}
+
+// Spec 8.12.5: 503 means the archive is being built; wait and ask again.
+awaitable<CallOutcome> archive_attempts(http::HttpClient& client, const http::Request& request, diagnostics& diag,
+                                        const ArchiveWait& wait) {
+  http::Clock& clock = client.clock();
+  const auto start = clock.now();
+  for (int attempt = 1;; ++attempt) {
+    CallOutcome outcome = co_await send_once(client, request, diag);
+    if (!still_building(outcome) || attempt >= wait.attempts) co_return outcome;
+    if (wait.warn && attempt == 1) {
+      wait.warn("the checkpoint archive for " + request.path + " is still being built; waiting for it");
+    } else if (wait.warn && clock.now() - start >= wait.still_running_after) {
+      wait.warn("waiting for the checkpoint archive for " + request.path + " ... still running");
+    }
+    if (co_await http::sleep_for(clock, wait.interval)) {
+      co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
+    }
+  }
+}
+
+// Layer 2 (spec 5.2) around one attempt, as api::execute_with_retries, with the plan's
+// exceptions: the archive's 503 loop as the attempt, and 409 as a final answer.
+awaitable<CallOutcome> send_with_plan(http::HttpClient& client, http::Request request, diagnostics& diag,
+                                      LayerTwoSettings l2, RestPlan plan) {
+  if (request.method != Method::get && request.idempotency_key.empty()) {
+    request.idempotency_key = http::new_idempotency_key();
+  }
+  http::Clock& clock = client.clock();
+  const auto start = clock.now();
+  int failures = 0;
+  for (;;) {
+    CallOutcome outcome;
+    if (plan.archive != nullptr) {
+      outcome = co_await archive_attempts(client, request, diag, *plan.archive);
+    } else {
+      outcome = co_await send_once(client, request, diag);
+    }
+    const error_code ec = std::get<0>(outcome);
+    if (!ec) diag.clear();
+    if (!ec || ec == errc::cancelled) co_return outcome;
+    if (ec == errc::conflict && plan.conflict_is_final) co_return outcome;
+    std::optional<milliseconds> delay;
+    if (ec == errc::payment_required && l2.billing != nullptr) {
+      delay = l2.billing->on_payment_required(clock.now(), l2.billing_max_pause);
+    } else if (http::layer2_should_retry(ec)) {
+      const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.now() - start);
+      delay = http::layer2_delay(failures++, elapsed, client.options().retry);
+    }
+    if (!delay) co_return outcome;
+    if (co_await http::sleep_for(clock, *delay)) {
+      co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
+    }
+  }
+}
+
+template <class Out>
+awaitable<error_code> call_json(http::HttpClient& client, http::Request request, Out& out, diagnostics& diag,
+                                LayerTwoSettings l2) {
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, l2);
+  if (ec) co_return ec;
+  co_return decode_json_response(response, out, diag);
+}
+
+// Calls answered with an empty (or ignored) body: only the status counts (spec 8.12.4).
+awaitable<error_code> call_ignoring_body(http::HttpClient& client, http::Request request, diagnostics& diag,
+                                         LayerTwoSettings l2, RestPlan plan) {
+  auto [ec, response] = co_await send_with_plan(client, std::move(request), diag, l2, plan);
+  co_return ec;
+}
+
+http::Request get_request(std::string path, const QueryString& query, PoolKind pool = PoolKind::training) {
+  http::Request request(Method::get, std::move(path) + query.text(), pool);
+  return request;
+}
+
+}  // namespace
+
+QueryString& QueryString::add(std::string_view name, std::string_view value) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  text_ += text_.empty() ? '?' : '&';
+  text_ += name;
+  text_ += '=';
+  for (const char c : value) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool unreserved = (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+                            (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' || c == '~' || c == ':';
+    if (unreserved) {
+      text_ += c;
+    } else {
+      text_ += '%';
+      text_ += hex[byte >> 4];
+      text_ += hex[byte & 0xF];
+    }
+  }
+  return *this;
+}
+
+QueryString& QueryString::add(std::string_view name, std::int64_t value) {
+  return add(name, std::to_string(value));
+}
+
+std::string format_day(std::chrono::year_month_day day) {
+  if (!day.ok()) throw error(errc::invalid_argument, "day: not a valid calendar date");
+  char text[16];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
+                static_cast<unsigned>(day.day()));
+  return text;
+}
+
+error_code decode_archive_answer(const http::Response& response, std::chrono::system_clock::time_point now,
+                                 CheckpointArchiveUrlResponse& out, diagnostics& diag) {
+  if (response.status < 300 || response.status >= 400) return decode_json_response(response, out, diag);
+  const std::string_view location = response.header("location");
+  if (location.empty()) {
+    diag.clear();
+    diag.http_status = response.status;
+    diag.request_id = std::string(response.header("x-request-id"));
+    diag.message = "the checkpoint archive redirect has no Location header";
+    return make_error_code(errc::protocol_error);
+  }
+  const auto expires = http::parse_http_date(response.header("expires"), now)
+                           .value_or(now + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                               default_archive_url_lifetime));
+  out = CheckpointArchiveUrlResponse(std::string(location), std::chrono::floor<std::chrono::microseconds>(expires));
+  return {};
+}
+
+awaitable<error_code> list_training_runs(http::HttpClient& client, const ListTrainingRunsOptions& options,
+                                         TrainingRunsResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  QueryString query;
+  query.add("limit", options.limit).add("offset", options.offset).add("access_scope", to_string(options.access_scope));
+  if (options.project_id) query.add("project_id", *options.project_id);
+  http::Request request = get_request(std::string(api_prefix) + "training_runs", query);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> get_training_run(http::HttpClient& client, const std::string& run_id, AccessScope scope,
+                                       TrainingRun& out, diagnostics& diag, LayerTwoSettings l2) {
+  QueryString query;
+  query.add("access_scope", to_string(scope));  // spec 8.12.2: always sent
+  http::Request request = get_request(std::string(api_prefix) + "training_runs/" + run_id, query);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> list_run_checkpoints(http::HttpClient& client, const std::string& run_id,
+                                           CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  const QueryString none;
+  http::Request request = get_request(std::string(api_prefix) + "training_runs/" + run_id + "/checkpoints", none);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> list_user_checkpoints(http::HttpClient& client, const ListUserCheckpointsOptions& options,
+                                            CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  QueryString query;
+  query.add("limit", options.limit).add("offset", options.offset);
+  http::Request request = get_request(std::string(api_prefix) + "checkpoints", query);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> delete_checkpoint(http::HttpClient& client, const std::string& run_id,
+                                        const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
+  http::Request request(Method::delete_, checkpoint_path(run_id, checkpoint_id, ""), PoolKind::training);
+  co_return co_await call_ignoring_body(client, std::move(request), diag, l2, RestPlan());
+}
+
+awaitable<error_code> publish_checkpoint(http::HttpClient& client, const std::string& run_id,
+                                         const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
+  http::Request request(Method::post, checkpoint_path(run_id, checkpoint_id, "/publish"), PoolKind::training);
+  request.max_retries = 0;
+  RestPlan plan;
+  plan.conflict_is_final = true;
+  co_return co_await call_ignoring_body(client, std::move(request), diag, l2, plan);
+}
+
+awaitable<error_code> unpublish_checkpoint(http::HttpClient& client, const std::string& run_id,
+                                           const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
+  http::Request request(Method::delete_, checkpoint_path(run_id, checkpoint_id, "/publish"), PoolKind::training);
+  request.max_retries = 0;
+  RestPlan plan;
+  plan.conflict_is_final = true;
+  co_return co_await call_ignoring_body(client, std::move(request), diag, l2, plan);
+}
+
+awaitable<error_code> set_checkpoint_ttl(http::HttpClient& client, const std::string& run_id,
+                                         const std::string& checkpoint_id, const SetCheckpointTtlRequest& request,
+                                         diagnostics& diag, LayerTwoSettings l2) {
+  http::Request http_request =
+      json_request(Method::put, checkpoint_path(run_id, checkpoint_id, "/ttl"), to_json(request));
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2, RestPlan());
+}
+
+awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std::string& run_id,
+                                             const std::string& checkpoint_id, const ArchiveWait& wait,
+                                             CheckpointArchiveUrlResponse& out, diagnostics& diag,
+                                             LayerTwoSettings l2) {
+  http::Request request(Method::get, checkpoint_path(run_id, checkpoint_id, "/archive"), PoolKind::storage);
+  request.accept_redirect = true;  // the 302 is the answer, not a hop to follow
+  RestPlan plan;
+  plan.archive = &wait;
+  auto [ec, response] = co_await send_with_plan(client, std::move(request), diag, l2, plan);
+  if (ec) co_return ec;
+  co_return decode_archive_answer(response, client.clock().now(), out, diag);
+}
+
+awaitable<error_code> list_sessions(http::HttpClient& client, const ListSessionsOptions& options,
+                                    ListSessionsResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  QueryString query;
+  query.add("limit", options.limit).add("offset", options.offset).add("access_scope", to_string(options.access_scope));
+  http::Request request = get_request(std::string(api_prefix) + "sessions", query);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> get_session(http::HttpClient& client, const std::string& session_id, AccessScope scope,
+                                  GetSessionResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  QueryString query;
+  query.add("access_scope", to_string(scope));
+  http::Request request = get_request(std::string(api_prefix) + "sessions/" + session_id, query);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> assign_session_project(http::HttpClient& client, const std::string& session_id,
+                                             const AssignSessionProjectRequest& request, diagnostics& diag,
+                                             LayerTwoSettings l2) {
+  http::Request http_request =
+      json_request(Method::put, std::string(api_prefix) + "sessions/" + session_id + "/project", to_json(request));
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2, RestPlan());
+}
+
+awaitable<error_code> trace_export(http::HttpClient& client, const std::string& session_id, TraceExportResponse& out,
+                                   diagnostics& diag, LayerTwoSettings l2) {
+  const QueryString none;
+  http::Request request = get_request(std::string(api_prefix) + "sessions/" + session_id + "/trace_export", none);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> audit_log(http::HttpClient& client, const AuditLogOptions& options, AuditLogResponse& out,
+                                diagnostics& diag, LayerTwoSettings l2) {
+  QueryString query;
+  query.add("event_type", to_string(options.event_type));
+  if (options.day) {
+    if (!options.day->ok()) {
+      diag.clear();
+      diag.message = "day: not a valid calendar date";
+      co_return make_error_code(errc::invalid_argument);
+    }
+    query.add("day", format_day(*options.day));
+  }
+  http::Request request = get_request(std::string(api_prefix) + "audit", query, PoolKind::storage);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+awaitable<error_code> billing_usage(http::HttpClient& client, Timestamp starting_on, Timestamp ending_before,
+                                    BillingUsageResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+  QueryString query;
+  query.add("starting_on", format_timestamp(starting_on)).add("ending_before", format_timestamp(ending_before));
+  http::Request request = get_request(std::string(api_prefix) + "billing/usage/events", query);
+  co_return co_await call_json(client, std::move(request), out, diag, l2);
+}
+
+}  // namespace tinker::api
