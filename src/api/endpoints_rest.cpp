@@ -88,39 +88,18 @@ awaitable<CallOutcome> archive_attempts(http::HttpClient& client, const http::Re
   }
 }
 
-// Layer 2 (spec 5.2) around one attempt, as api::execute_with_retries, with the plan's
-// exceptions: the archive's 503 loop as the attempt, and 409 as a final answer.
+// Layer 2 (spec 5.2, api::execute_with_retries) with the plan's exceptions: the archive's 503
+// loop as the attempt, and 409 as a final answer.
 awaitable<CallOutcome> send_with_plan(http::HttpClient& client, http::Request request, diagnostics& diag,
                                       LayerTwoSettings l2, RestPlan plan) {
-  if (request.method != Method::get && request.idempotency_key.empty()) {
-    request.idempotency_key = http::new_idempotency_key();
+  l2.conflict_is_final = plan.conflict_is_final;
+  if (plan.archive != nullptr) {
+    const ArchiveWait* wait = plan.archive;
+    l2.attempt = [wait](http::HttpClient& c, const http::Request& r, diagnostics& d) {
+      return archive_attempts(c, r, d, *wait);
+    };
   }
-  http::Clock& clock = client.clock();
-  const auto start = clock.now();
-  int failures = 0;
-  for (;;) {
-    CallOutcome outcome;
-    if (plan.archive != nullptr) {
-      outcome = co_await archive_attempts(client, request, diag, *plan.archive);
-    } else {
-      outcome = co_await send_once(client, request, diag);
-    }
-    const error_code ec = std::get<0>(outcome);
-    if (!ec) diag.clear();
-    if (!ec || ec == errc::cancelled) co_return outcome;
-    if (ec == errc::conflict && plan.conflict_is_final) co_return outcome;
-    std::optional<milliseconds> delay;
-    if (ec == errc::payment_required && l2.billing != nullptr) {
-      delay = l2.billing->on_payment_required(clock.now(), l2.billing_max_pause);
-    } else if (http::layer2_should_retry(ec)) {
-      const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.now() - start);
-      delay = http::layer2_delay(failures++, elapsed, client.options().retry);
-    }
-    if (!delay) co_return outcome;
-    if (co_await http::sleep_for(clock, *delay)) {
-      co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
-    }
-  }
+  co_return co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
 }
 
 template <class Out>

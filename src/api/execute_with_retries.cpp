@@ -52,10 +52,16 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
   const auto start = clock.now();
   int failures = 0;
   for (;;) {
-    CallOutcome outcome = co_await send_once(client, request, diag);
+    CallOutcome outcome;
+    if (settings.attempt) {
+      outcome = co_await settings.attempt(client, request, diag);
+    } else {
+      outcome = co_await send_once(client, request, diag);
+    }
     const boost::system::error_code ec = std::get<0>(outcome);
     if (!ec) diag.clear();  // details of an earlier, retried failure no longer apply
     if (!ec || ec == errc::cancelled) co_return outcome;
+    if (ec == errc::conflict && settings.conflict_is_final) co_return outcome;
 
     std::optional<milliseconds> delay;
     if (ec == errc::payment_required && settings.billing != nullptr) {

@@ -12,6 +12,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <tuple>
 
@@ -36,14 +37,22 @@ class BillingPause {
   std::optional<std::chrono::system_clock::time_point> last_warning_;
 };
 
+using CallOutcome = std::tuple<boost::system::error_code, http::Response>;
+
+/// One attempt of a layer-2 call; the default sends the request once (with layer 1 inside).
+using Attempt =
+    std::function<boost::asio::awaitable<CallOutcome>(http::HttpClient&, const http::Request&, diagnostics&)>;
+
 class LayerTwoSettings {
  public:
   LayerTwoSettings() = default;
   std::chrono::seconds billing_max_pause{3600};  ///< server flag billing_exception_max_pause_duration_sec
   BillingPause* billing = nullptr;               ///< shared per holder; null = 402 is fatal
+  /// A 409 is the answer, not a reason to retry (checkpoint publish/unpublish, spec 8.12.6-7).
+  bool conflict_is_final = false;
+  /// Replaces the single send of each attempt (the archive URL's 503 loop, spec 8.12.5).
+  Attempt attempt;
 };
-
-using CallOutcome = std::tuple<boost::system::error_code, http::Response>;
 
 /// Sends `request` through `client` with layer-2 retries. `diag` receives the details of the
 /// final failure. The request's idempotency key is fixed before the first attempt.
