@@ -41,6 +41,9 @@ class LayerTwoSettings {
   LayerTwoSettings() = default;
   std::chrono::seconds billing_max_pause{3600};  ///< server flag billing_exception_max_pause_duration_sec
   BillingPause* billing = nullptr;               ///< shared per holder; null = 402 is fatal
+  /// The sampling submit (spec 12.2) paces itself on backpressure: a 429 and a 402 come back
+  /// to the caller at once instead of being retried or paused here.
+  bool return_backpressure = false;
 };
 
 using CallOutcome = std::tuple<boost::system::error_code, http::Response>;
