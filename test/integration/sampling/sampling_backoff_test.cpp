@@ -148,7 +148,9 @@ TEST_F(SamplingBackoffTest, ASampleRefusedByTheServersQueueLimitIsResentWithTheS
   for (std::size_t i = 0; i < second.size(); ++i) {
     EXPECT_EQ(second[i].seq_id, 1) << "the same seq_id is re-sent after a 429";
     EXPECT_EQ(second[i].status, i + 1 < second.size() ? 429 : 200);
-    if (i > 0) EXPECT_GE(second[i].arrived - second[i - 1].arrived, milliseconds(150 - 5));
+    if (i > 0) {
+      EXPECT_GE(second[i].arrived - second[i - 1].arrived, milliseconds(150 - 5));
+    }
   }
 }
 
