@@ -4,7 +4,11 @@
 // that the sampling path reads without locks, and one atomic request counter. Submitting
 // completes with a Future once the server accepted the request; a result the server lost
 // (HTTP 410) is requested again with a new seq_id inside the same Future (spec 12.3).
-// Behaviour under load (shared rate limiter, 429 pacing, dispatch limits) comes with issue 6.
+// Under load (spec 12.2, 7.3, 5.3): a 429 answer backs off every client with the same base URL
+// and API key for 1 s (5 s for prompts estimated above 128 KiB) and re-sends the same seq_id;
+// submissions are bounded in count and bytes per ServiceClient (stricter for 10 s after a 429),
+// operations end to end by the server's sample_max_concurrent_requests, and connections by the
+// pools (ClientOptions::pools), so thousands of samples may be in flight at once.
 #pragma once
 
 #include <tinker/async.hpp>

@@ -62,6 +62,8 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
     if (!ec) diag.clear();  // details of an earlier, retried failure no longer apply
     if (!ec || ec == errc::cancelled) co_return outcome;
     if (ec == errc::conflict && settings.conflict_is_final) co_return outcome;
+    const bool backpressure = ec == errc::rate_limited || ec == errc::payment_required;
+    if (backpressure && settings.return_backpressure) co_return outcome;
 
     std::optional<milliseconds> delay;
     if (ec == errc::payment_required && settings.billing != nullptr) {

@@ -52,6 +52,9 @@ class LayerTwoSettings {
   bool conflict_is_final = false;
   /// Replaces the single send of each attempt (the archive URL's 503 loop, spec 8.12.5).
   Attempt attempt;
+  /// The sampling submit (spec 12.2) paces itself on backpressure: a 429 and a 402 come back
+  /// to the caller at once instead of being retried or paused here.
+  bool return_backpressure = false;
 };
 
 /// Sends `request` through `client` with layer-2 retries. `diag` receives the details of the

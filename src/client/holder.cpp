@@ -160,6 +160,30 @@ client::ByteBudget& ClientHolder::response_budget() {
   return *impl_->response_budget;
 }
 
+client::SampleDispatch& ClientHolder::sample_dispatch() {
+  if (!impl_->sample_dispatch) {
+    const ClientConfigResponse defaults;
+    const auto& flags = impl_->config ? *impl_->config : defaults;
+    const client::SampleTuning& tuning = impl_->sample_tuning;
+    const ClientOptions& client = impl_->options.client;
+    // Keyed by the configured credential (not a JWT exchanged for it, which changes hourly).
+    const std::string credential =
+        client.api_key.empty() ? client.credential_command.value_or("") : client.api_key.reveal();
+    impl_->sample_dispatch = std::make_unique<client::SampleDispatch>(
+        impl_->executor, tuning, tuning.dispatch_bytes.value_or(flags.sample_dispatch_bytes_semaphore_size),
+        client::shared_sample_backoff(client.base_url, credential));
+  }
+  return *impl_->sample_dispatch;
+}
+
+void ClientHolder::set_sample_tuning(client::SampleTuning tuning) {
+  impl_->sample_tuning = tuning;
+}
+
+const client::SampleTuning& ClientHolder::sample_tuning() const noexcept {
+  return impl_->sample_tuning;
+}
+
 std::uint64_t ClientHolder::register_task(std::function<void()> cancel) {
   const std::uint64_t id = impl_->next_task_id++;
   if (impl_->shutting_down) {

@@ -9,6 +9,7 @@
 
 #include "api/execute_with_retries.hpp"
 #include "client/byte_budget.hpp"
+#include "client/sample_dispatch.hpp"
 #include "http/client.hpp"
 
 #include <tinker/log.hpp>
@@ -94,6 +95,14 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   /// requests being submitted, and of large results announced by complete_metadata.
   client::ByteBudget& fwdbwd_budget();
   client::ByteBudget& response_budget();
+
+  /// The sampling submit's throttles (spec 7.3, 12.2), shared by every SamplingClient of this
+  /// holder, with the backoff state shared by every holder with the same base URL and API key.
+  /// Made at first use from client/config and sample_tuning().
+  client::SampleDispatch& sample_dispatch();
+  /// Internal knob (tests): the limits and waits of sampling; set before the first sample.
+  void set_sample_tuning(client::SampleTuning tuning);
+  const client::SampleTuning& sample_tuning() const noexcept;
 
   /// Background tasks (future polls): `cancel` is called once by shutdown(). Returns an id for
   /// unregister_task (call it when the task ends by itself).

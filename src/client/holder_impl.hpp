@@ -72,6 +72,8 @@ class ClientHolder::Impl {
   api::BillingPause billing;
   std::unique_ptr<client::ByteBudget> fwdbwd_budget;    ///< made at first use
   std::unique_ptr<client::ByteBudget> response_budget;  ///< made at first use
+  client::SampleTuning sample_tuning;
+  std::unique_ptr<client::SampleDispatch> sample_dispatch;  ///< made at first use
   bool shutting_down = false;
 
   // Bootstrap (holder_bootstrap.cpp).

@@ -1,10 +1,13 @@
-// SamplingClient (spec 12) at the level of this stage: sample and compute_logprobs with a result
-// the server lost (410) requested again under a new seq_id inside the same Future (spec 12.3).
-// The shared rate limiter, 429 pacing and dispatch limits of spec 12.2 come with issue 6.
+// SamplingClient (spec 12): sample and compute_logprobs, creation, the tokenizer. The behaviour
+// under load (dispatch throttles, 429 pacing with the shared backoff, retry layer 3 and its
+// stuck detection) is in sampling_submit.cpp.
 #include "api/endpoints.hpp"
 #include "api/response.hpp"
 #include "client/future_driver.hpp"
 #include "client/sampling_state.hpp"
+#include "client/sampling_submit.hpp"
+
+#include "http/clock.hpp"
 
 #include <tinker/tokenizer.hpp>
 
@@ -13,51 +16,6 @@ namespace {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
-
-// Choice: after this many lost results in a row the Future fails (errc::gone) instead of
-// resubmitting forever; the Python SDK's layer 3 has no limit.
-constexpr int max_resubmissions = 8;
-
-asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleRequest& request, UntypedAPIFuture& ticket,
-                                          diagnostics& diag) {
-  if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
-  request.seq_id = s.next_seq_id.fetch_add(1, std::memory_order_relaxed);
-  const api::LayerTwoSettings l2 = s.holder->layer_two();
-  co_return co_await api::asample(s.holder->http(), request, ticket, diag, l2);
-}
-
-client::PollRequest sample_poll_request(const SamplingState& s, const UntypedAPIFuture& ticket,
-                                        std::chrono::steady_clock::time_point started) {
-  client::PollRequest poll(ticket.request_id, client::FutureType::sample);
-  poll.protobuf_result = !s.holder->options().json_bulk_paths;
-  poll.create_roundtrip =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-  poll.subject = client::QueueSubject::sampling;
-  poll.subject_id = s.sampling_session_id;
-  return poll;
-}
-
-// Polls the ticket; on 410 submits the same request again with a new seq_id and polls that.
-asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
-                                        SampleRequest request, UntypedAPIFuture ticket, ResultDecoder decode) {
-  for (int resubmissions = 0;; ++resubmissions) {
-    client::PollRequest poll = sample_poll_request(*s, ticket, std::chrono::steady_clock::now());
-    attach(poll, *s->holder, core);
-    client::PollOutcome outcome = co_await client::poll_future(s->holder->http(), std::move(poll));
-    if (outcome.expired() && resubmissions < max_resubmissions) {
-      diagnostics diag;
-      if (error_code ec = co_await submit_sample(*s, request, ticket, diag)) {
-        core->set_error(ec, std::move(diag));
-        co_return;
-      }
-      core->set_request_id(ticket.request_id);
-      continue;
-    }
-    settle_with(*core, outcome.error, std::move(outcome.diag),
-                [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
-    co_return;
-  }
-}
 
 ResultDecoder sample_response_decoder(bool protobuf) {
   return [protobuf](const http::Response& answer, ErasedResult& value, diagnostics& diag) {
@@ -85,16 +43,19 @@ ResultDecoder prompt_logprobs_decoder(bool protobuf) {
   };
 }
 
+// Takes layer 3's place (when it applies), submits, and hands the accepted operation to a
+// background task that awaits (and, on a lost result, re-runs) it.
 template <class T>
-asio::awaitable<OperationResult<Future<T>>> start_sample(std::shared_ptr<const SamplingState> s, SampleRequest request,
+asio::awaitable<OperationResult<Future<T>>> start_sample(std::shared_ptr<const SamplingState> s, SampleOperation op,
                                                          ResultDecoder decode, diagnostics& diag) {
   using Outcome = OperationResult<Future<T>>;
   const auto started = std::chrono::steady_clock::now();
+  if (op.layer_three) op.slot = co_await s->retry->enter();
   UntypedAPIFuture ticket;
-  if (error_code ec = co_await submit_sample(*s, request, ticket, diag)) co_return Outcome(ec, Future<T>());
+  if (error_code ec = co_await submit_sample(*s, op, ticket, diag)) co_return Outcome(ec, Future<T>());
   auto core = std::make_shared<FutureCore>(s->holder->executor(), ticket.request_id, started);
   auto holder = s->holder;
-  auto work = sample_until_done(s, core, std::move(request), std::move(ticket), std::move(decode));
+  auto work = sample_until_done(s, core, std::move(op), std::move(ticket), std::move(decode));
   spawn_task(std::move(holder), core, std::move(work));
   co_return Outcome(error_code(), Future<T>(std::move(core)));
 }
@@ -107,7 +68,9 @@ asio::awaitable<OperationResult<Future<SampleResponse>>> sample_op(std::shared_p
   if (options.include_prompt_logprobs) request.prompt_logprobs = true;
   request.topk_prompt_logprobs = options.topk_prompt_logprobs;
   auto decode = sample_response_decoder(!s->holder->options().json_bulk_paths);
-  co_return co_await start_sample<SampleResponse>(std::move(s), std::move(request), std::move(decode), diag);
+  // Spec 5.3: the server flag sample_no_retries makes sample() bypass layer 3.
+  SampleOperation op(std::move(request), !s->holder->config().sample_no_retries);
+  co_return co_await start_sample<SampleResponse>(std::move(s), std::move(op), std::move(decode), diag);
 }
 
 // compute_logprobs (spec 12.4): one sample of one token with the prompt's logprobs.
@@ -117,7 +80,8 @@ asio::awaitable<OperationResult<Future<PromptLogprobs>>> compute_logprobs_op(std
   SampleRequest request(s->sampling_session_id, 0, std::move(prompt), std::move(params), 1);
   request.prompt_logprobs = true;
   auto decode = prompt_logprobs_decoder(!s->holder->options().json_bulk_paths);
-  co_return co_await start_sample<PromptLogprobs>(std::move(s), std::move(request), std::move(decode), diag);
+  SampleOperation op(std::move(request), true);  // spec 12.4: always through layer 3
+  co_return co_await start_sample<PromptLogprobs>(std::move(s), std::move(op), std::move(decode), diag);
 }
 
 asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_tokenizer_op(
@@ -136,6 +100,16 @@ asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_token
 }
 
 }  // namespace
+
+std::shared_ptr<client::SampleRetryHandler> SamplingState::make_retry_handler(ClientHolder& holder) {
+  const ClientConfigResponse& flags = holder.config();
+  const client::SampleTuning& tuning = holder.sample_tuning();
+  std::optional<std::chrono::milliseconds> progress_timeout;
+  if (flags.sample_enable_stuck_detection) progress_timeout = tuning.progress_timeout;
+  return std::make_shared<client::SampleRetryHandler>(
+      holder.executor(), tuning.max_concurrent_samples.value_or(flags.sample_max_concurrent_requests), progress_timeout,
+      tuning.retry_delay_base, tuning.retry_delay_max, http::default_random_unit());
+}
 
 SamplingClient make_sampling_client(std::shared_ptr<ClientHolder> holder, std::string sampling_session_id,
                                     std::string base_model) {

@@ -1,0 +1,122 @@
+#include "client/sample_dispatch.hpp"
+
+#include <tinker/error.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+namespace tinker::client {
+namespace {
+
+namespace asio = boost::asio;
+
+std::int64_t require_at_least_one(std::int64_t value, const char* name) {
+  if (value < 1) {
+    throw error(errc::invalid_configuration, std::string(name) + " must be at least 1, got " + std::to_string(value));
+  }
+  return value;
+}
+
+}  // namespace
+
+std::int64_t estimate_prompt_bytes(const ModelInput& prompt) {
+  std::int64_t bytes = 0;
+  for (const ModelInputChunk& chunk : prompt.chunks) {
+    bytes += std::visit(
+        [](const auto& c) -> std::int64_t {
+          using T = std::decay_t<decltype(c)>;
+          if constexpr (std::is_same_v<T, EncodedTextChunk>) {
+            return 10 * static_cast<std::int64_t>(c.tokens.size());
+          } else if constexpr (std::is_same_v<T, ImageChunk>) {
+            return static_cast<std::int64_t>(c.data.size());
+          } else if constexpr (std::is_same_v<T, ImageAssetPointerChunk>) {
+            return static_cast<std::int64_t>(c.location.size());
+          } else {
+            return static_cast<std::int64_t>(c.dmel.size());
+          }
+        },
+        chunk);
+  }
+  return bytes;
+}
+
+DispatchPermit::DispatchPermit(SampleDispatch& owner, BudgetReservation count,
+                               std::optional<BudgetReservation> throttled, BudgetReservation bytes, bool was_throttled)
+    : owner_(&owner),
+      count_(std::move(count)),
+      throttled_(std::move(throttled)),
+      bytes_(std::move(bytes)),
+      was_throttled_(was_throttled) {}
+
+DispatchPermit::DispatchPermit(DispatchPermit&& other) noexcept
+    : owner_(other.owner_),
+      count_(std::move(other.count_)),
+      throttled_(std::move(other.throttled_)),
+      bytes_(std::move(other.bytes_)),
+      was_throttled_(other.was_throttled_) {
+  other.owner_ = nullptr;
+}
+
+DispatchPermit::~DispatchPermit() {
+  if (owner_ != nullptr) owner_->on_released(was_throttled_);
+  // The reservations release their budgets after this (members are destroyed afterwards).
+}
+
+SampleDispatch::SampleDispatch(asio::any_io_executor executor, SampleTuning tuning, std::int64_t dispatch_bytes,
+                               std::shared_ptr<SampleBackoff> backoff)
+    : executor_(executor),
+      tuning_(tuning),
+      backoff_(std::move(backoff)),
+      count_(executor, require_at_least_one(tuning.dispatch_count, "sample dispatch count") - 1),
+      throttled_(executor,
+                 require_at_least_one(tuning.dispatch_throttled_count, "sample throttled dispatch count") - 1),
+      bytes_(executor, require_at_least_one(dispatch_bytes, "sample_dispatch_bytes_semaphore_size")) {}
+
+asio::awaitable<DispatchPermit> SampleDispatch::acquire(std::int64_t estimated_bytes) {
+  const bool recent = backoff_->recent(SampleBackoff::Clock::now(), tuning_.backoff_recent_window);
+  co_await count_.acquire(1);
+  BudgetReservation count(count_, 1);  // released if a later acquire is cancelled
+  std::optional<BudgetReservation> throttled;
+  if (recent) {
+    co_await throttled_.acquire(1);
+    throttled.emplace(throttled_, 1);
+  }
+  const std::int64_t weighted = recent ? estimated_bytes * tuning_.recent_byte_weight : estimated_bytes;
+  co_await bytes_.acquire(weighted);
+  BudgetReservation bytes(bytes_, weighted);
+  ++in_flight_;
+  max_in_flight_ = std::max(max_in_flight_, in_flight_);
+  if (recent) {
+    ++throttled_in_flight_;
+    max_throttled_ = std::max(max_throttled_, throttled_in_flight_);
+  }
+  co_return DispatchPermit(*this, std::move(count), std::move(throttled), std::move(bytes), recent);
+}
+
+void SampleDispatch::on_released(bool was_throttled) noexcept {
+  --in_flight_;
+  if (was_throttled) --throttled_in_flight_;
+}
+
+asio::awaitable<void> SampleDispatch::wait_out_backoff() {
+  std::optional<asio::steady_timer> timer;
+  for (;;) {
+    const auto until = backoff_->until();
+    if (!until || SampleBackoff::Clock::now() >= *until) co_return;
+    if (!timer) timer.emplace(executor_);
+    timer->expires_at(*until);
+    co_await timer->async_wait(asio::use_awaitable);
+  }
+}
+
+void SampleDispatch::note_backpressure(std::int64_t estimated_bytes) {
+  const auto wait = estimated_bytes <= tuning_.large_prompt_bytes ? tuning_.backoff_short : tuning_.backoff_long;
+  backoff_->extend_to(SampleBackoff::Clock::now() + wait);
+}
+
+}  // namespace tinker::client

@@ -1,0 +1,93 @@
+#include "client/sample_retry.hpp"
+
+#include "http/retry_policy.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace tinker::client {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+RetrySlot& RetrySlot::operator=(RetrySlot&& other) noexcept {
+  if (this != &other) {
+    release();
+    handler_ = std::move(other.handler_);
+  }
+  return *this;
+}
+
+RetrySlot::~RetrySlot() {
+  release();
+}
+
+void RetrySlot::release() noexcept {
+  if (handler_) {
+    handler_->leave();
+    handler_.reset();
+  }
+}
+
+SampleRetryHandler::SampleRetryHandler(asio::any_io_executor executor, std::int64_t max_concurrent,
+                                       std::optional<milliseconds> progress_timeout, milliseconds delay_base,
+                                       milliseconds delay_max, std::function<double()> random_unit)
+    : executor_(executor),
+      slots_(executor, std::max<std::int64_t>(max_concurrent, 1) - 1),
+      progress_timeout_(progress_timeout),
+      delay_base_(delay_base),
+      delay_max_(delay_max),
+      random_unit_(std::move(random_unit)) {}
+
+asio::awaitable<RetrySlot> SampleRetryHandler::enter() {
+  co_await slots_.acquire(1);
+  if (in_flight_ == 0) last_progress_ = Clock::now();
+  ++in_flight_;
+  co_return RetrySlot(shared_from_this());
+}
+
+void SampleRetryHandler::leave() noexcept {
+  --in_flight_;
+  slots_.release(1);
+}
+
+bool SampleRetryHandler::should_retry(boost::system::error_code ec) noexcept {
+  return ec == errc::gone || http::layer2_should_retry(ec);
+}
+
+milliseconds SampleRetryHandler::retry_delay(int attempt) const {
+  const double base = static_cast<double>(delay_base_.count());
+  const double cap = static_cast<double>(delay_max_.count());
+  double delay = std::min(base * std::pow(2.0, std::min(attempt - 1, 60)), cap);
+  const double unit = random_unit_ ? random_unit_() : 0.5;
+  delay += delay * 0.25 * (2.0 * unit - 1.0);
+  return milliseconds(static_cast<milliseconds::rep>(std::clamp(delay, 0.0, cap)));
+}
+
+bool SampleRetryHandler::stuck() const noexcept {
+  return progress_timeout_ && Clock::now() - last_progress_ >= *progress_timeout_;
+}
+
+boost::system::error_code SampleRetryHandler::stuck_error(diagnostics& diag) const {
+  std::ostringstream message;
+  const double seconds = progress_timeout_ ? static_cast<double>(progress_timeout_->count()) / 1000.0 : 0.0;
+  message << "No progress made in " << seconds << "s. Requests appear to be stuck.";
+  diag.clear();
+  diag.message = message.str();
+  return make_error_code(errc::timeout);
+}
+
+asio::awaitable<void> SampleRetryHandler::watch(std::shared_ptr<SampleRetryHandler> self) {
+  asio::steady_timer timer(self->executor_);
+  for (;;) {
+    const Clock::time_point deadline = self->last_progress_ + *self->progress_timeout_;
+    if (Clock::now() >= deadline) co_return;
+    timer.expires_at(deadline);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+}
+
+}  // namespace tinker::client

@@ -1,0 +1,124 @@
+// Retry layer 3 (spec 5.3): the sampling RetryHandler, one per sampling session (shared by the
+// copies of its SamplingClient). It bounds the sample operations in flight end to end
+// (client/config sample_max_concurrent_requests), decides which failures start a fresh attempt
+// (a new seq_id) and after what delay, and detects stuck requests: when no sample operation
+// through it has completed successfully for `progress_timeout`, the waiting ones fail.
+//
+// io thread of the holder only.
+#pragma once
+
+#include "client/byte_budget.hpp"
+
+#include <tinker/error.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tinker::client {
+
+class SampleRetryHandler;
+
+/// One sample operation's place in the handler's concurrency limit; empty = not counted
+/// (layer 3 bypassed). Released when destroyed.
+class RetrySlot {
+ public:
+  RetrySlot() = default;
+  explicit RetrySlot(std::shared_ptr<SampleRetryHandler> handler) : handler_(std::move(handler)) {}
+  RetrySlot(RetrySlot&& other) noexcept = default;
+  RetrySlot& operator=(RetrySlot&& other) noexcept;
+  RetrySlot(const RetrySlot&) = delete;
+  RetrySlot& operator=(const RetrySlot&) = delete;
+  ~RetrySlot();
+
+  bool active() const noexcept { return handler_ != nullptr; }
+
+ private:
+  void release() noexcept;
+  std::shared_ptr<SampleRetryHandler> handler_;
+};
+
+class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandler> {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// `progress_timeout` nullopt = no stuck detection. `random_unit` in [0, 1) for the jitter.
+  SampleRetryHandler(boost::asio::any_io_executor executor, std::int64_t max_concurrent,
+                     std::optional<std::chrono::milliseconds> progress_timeout, std::chrono::milliseconds delay_base,
+                     std::chrono::milliseconds delay_max, std::function<double()> random_unit);
+
+  /// Waits for a place among the operations in flight. Entering while none are in flight
+  /// restarts the progress clock (spec 5.3).
+  boost::asio::awaitable<RetrySlot> enter();
+
+  /// A sample operation completed successfully.
+  void note_progress() noexcept { last_progress_ = Clock::now(); }
+
+  /// Spec 5.3: timeouts, connection failures, 408, 409, 429, 5xx and a lost result (410) start
+  /// a fresh attempt; a failed future, cancellation and everything else do not.
+  static bool should_retry(boost::system::error_code ec) noexcept;
+
+  /// The delay after attempt `attempt` (1, 2, ...): min(base * 2^(attempt-1), max), +-25 %
+  /// jitter, clamped to [0, max].
+  std::chrono::milliseconds retry_delay(int attempt) const;
+
+  /// True once no progress was made for the progress timeout.
+  bool stuck() const noexcept;
+  /// errc::timeout with the spec's message.
+  boost::system::error_code stuck_error(diagnostics& diag) const;
+
+  std::optional<std::chrono::milliseconds> progress_timeout() const noexcept { return progress_timeout_; }
+  std::int64_t in_flight() const noexcept { return in_flight_; }
+
+  /// Runs `operation`, racing it against the stuck detector: nullopt when no progress was made
+  /// for the progress timeout first (the operation is then cancelled and finished before this
+  /// returns). An exception of the operation (cancellation) is rethrown.
+  template <class T>
+  boost::asio::awaitable<std::optional<T>> run_watched(boost::asio::awaitable<T> operation);
+
+ private:
+  friend class RetrySlot;
+  void leave() noexcept;
+  static boost::asio::awaitable<void> watch(std::shared_ptr<SampleRetryHandler> self);
+
+  boost::asio::any_io_executor executor_;
+  ByteBudget slots_;  ///< a counting semaphore: budget n - 1 taken 1 at a time
+  std::optional<std::chrono::milliseconds> progress_timeout_;
+  std::chrono::milliseconds delay_base_;
+  std::chrono::milliseconds delay_max_;
+  std::function<double()> random_unit_;
+  std::int64_t in_flight_ = 0;
+  Clock::time_point last_progress_ = Clock::now();
+};
+
+template <class T>
+boost::asio::awaitable<std::optional<T>> SampleRetryHandler::run_watched(boost::asio::awaitable<T> operation) {
+  namespace asio = boost::asio;
+  if (!progress_timeout_) co_return co_await std::move(operation);
+  const asio::any_io_executor executor = co_await asio::this_coro::executor;
+  auto group =
+      asio::experimental::make_parallel_group(asio::co_spawn(executor, std::move(operation), asio::deferred),
+                                              asio::co_spawn(executor, watch(shared_from_this()), asio::deferred));
+  const auto condition = asio::experimental::wait_for_one();
+  auto [order, failure, result, watch_failure] = co_await group.async_wait(condition, asio::use_awaitable);
+  if (order[0] == 0) {
+    if (failure) std::rethrow_exception(failure);
+    co_return std::optional<T>(std::move(result));
+  }
+  if (watch_failure) std::rethrow_exception(watch_failure);  // the caller was cancelled
+  co_return std::nullopt;
+}
+
+}  // namespace tinker::client

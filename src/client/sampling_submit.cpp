@@ -1,0 +1,117 @@
+#include "client/sampling_submit.hpp"
+
+#include "api/endpoints.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace tinker::detail {
+namespace {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+// Spec 12.2/5.5: a 429, or a 402 inside the billing window, is a pacing signal, not an error.
+bool is_backpressure(ClientHolder& holder, error_code ec) {
+  if (ec == errc::rate_limited) return true;
+  if (ec != errc::payment_required) return false;
+  const auto max_pause = std::chrono::seconds(holder.config().billing_exception_max_pause_duration_sec);
+  const auto now = holder.http().clock().now();
+  if (!holder.billing().on_payment_required(now, max_pause)) return false;
+  if (holder.billing().should_warn(now)) {
+    holder.log(LogLevel::warning, "sampling is paused by a billing hold (HTTP 402); retrying");
+  }
+  return true;
+}
+
+asio::awaitable<void> sleep_for(std::chrono::milliseconds delay) {
+  const asio::any_io_executor executor = co_await asio::this_coro::executor;
+  asio::steady_timer timer(executor, delay);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+client::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op,
+                                        const UntypedAPIFuture& ticket) {
+  client::PollRequest poll(ticket.request_id, client::FutureType::sample);
+  poll.create_roundtrip =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - op.attempt_started);
+  poll.protobuf_result = !s.holder->options().json_bulk_paths;
+  poll.subject = client::QueueSubject::sampling;
+  poll.subject_id = s.sampling_session_id;
+  return poll;
+}
+
+}  // namespace
+
+asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
+                                                  std::int64_t estimated_bytes, UntypedAPIFuture& ticket,
+                                                  diagnostics& diag) {
+  if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
+  client::SampleDispatch& dispatch = s.holder->sample_dispatch();
+  request.seq_id = s.next_seq_id.fetch_add(1, std::memory_order_relaxed);
+  const client::DispatchPermit permit = co_await dispatch.acquire(estimated_bytes);
+  for (;;) {
+    co_await dispatch.wait_out_backoff();
+    api::LayerTwoSettings l2 = s.holder->layer_two();
+    l2.return_backpressure = true;
+    const error_code ec = co_await api::asample(s.holder->http(), request, ticket, diag, l2);
+    if (!is_backpressure(*s.holder, ec)) co_return ec;
+    dispatch.note_backpressure(estimated_bytes);  // then the same seq_id again (spec 12.3)
+  }
+}
+
+asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperation& op, UntypedAPIFuture& ticket,
+                                          diagnostics& diag) {
+  client::SampleRetryHandler& retry = *s.retry;
+  for (;;) {
+    if (op.layer_three && retry.stuck()) co_return retry.stuck_error(diag);
+    ++op.attempts;
+    op.attempt_started = std::chrono::steady_clock::now();
+    auto attempt = submit_sample_attempt(s, op.request, op.estimated_bytes, ticket, diag);
+    if (!op.layer_three) co_return co_await std::move(attempt);
+    const std::optional<error_code> outcome = co_await retry.run_watched(std::move(attempt));
+    if (!outcome) co_return retry.stuck_error(diag);
+    if (!*outcome || !client::SampleRetryHandler::should_retry(*outcome)) co_return *outcome;
+    co_await sleep_for(retry.retry_delay(op.attempts));
+  }
+}
+
+asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
+                                        SampleOperation op, UntypedAPIFuture ticket, ResultDecoder decode) {
+  client::SampleRetryHandler& retry = *s->retry;
+  for (;;) {
+    client::PollRequest poll = sample_poll_request(*s, op, ticket);
+    attach(poll, *s->holder, core);
+    auto polling = client::poll_future(s->holder->http(), std::move(poll));
+    std::optional<client::PollOutcome> outcome;
+    if (op.layer_three) {
+      outcome = co_await retry.run_watched(std::move(polling));
+    } else {
+      outcome = co_await std::move(polling);
+    }
+    if (!outcome) {
+      diagnostics diag;
+      const error_code ec = retry.stuck_error(diag);
+      core->set_error(ec, std::move(diag));
+      co_return;
+    }
+    const bool again = op.layer_three && outcome->error && client::SampleRetryHandler::should_retry(outcome->error);
+    if (!again) {
+      if (!outcome->error && op.layer_three) retry.note_progress();
+      settle_with(*core, outcome->error, std::move(outcome->diag),
+                  [&](ErasedResult& value, diagnostics& diag) { return decode(outcome->result, value, diag); });
+      co_return;
+    }
+    // Spec 12.3: a lost result (410) or a retryable failure is a fresh attempt with a new seq_id.
+    co_await sleep_for(retry.retry_delay(op.attempts));
+    diagnostics diag;
+    if (error_code ec = co_await submit_sample(*s, op, ticket, diag)) {
+      core->set_error(ec, std::move(diag));
+      co_return;
+    }
+    core->set_request_id(ticket.request_id);
+  }
+}
+
+}  // namespace tinker::detail

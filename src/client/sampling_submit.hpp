@@ -1,0 +1,54 @@
+// The sample operation under load (spec 12.2, 12.3, 5.3): one attempt's submission through the
+// dispatch throttles with the 429 pacing of the shared backoff, retry layer 3 around it, and the
+// background wait for the result that starts fresh attempts when the result is lost (410) or a
+// retryable failure escapes the lower layers.
+#pragma once
+
+#include "client/future_driver.hpp"
+#include "client/sampling_state.hpp"
+
+#include <tinker/types.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace tinker::detail {
+
+/// One sample() or compute_logprobs() call across its attempts.
+class SampleOperation {
+ public:
+  SampleOperation(SampleRequest request_, bool layer_three_)
+      : request(std::move(request_)),
+        estimated_bytes(client::estimate_prompt_bytes(request.prompt)),
+        layer_three(layer_three_) {}
+
+  SampleRequest request;  ///< seq_id is set per attempt
+  std::int64_t estimated_bytes;
+  bool layer_three;  ///< false: sample() with the server flag sample_no_retries (one attempt)
+  int attempts = 0;  ///< attempts started so far
+  std::chrono::steady_clock::time_point attempt_started{};  ///< for X-Tinker-Create-Promise-Roundtrip-Time
+  client::RetrySlot slot;  ///< layer 3's concurrency place, held until the operation settles
+};
+
+/// One attempt's submission (spec 12.2): a new seq_id, the dispatch throttles, then POST
+/// /asample (layer 2, no layer-1 retries) re-sent with the same seq_id after each backpressure
+/// answer (429, or 402 inside the billing window) once the shared backoff is over.
+boost::asio::awaitable<boost::system::error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
+                                                                        std::int64_t estimated_bytes,
+                                                                        UntypedAPIFuture& ticket, diagnostics& diag);
+
+/// Submits `op` until the server accepts it: with layer 3, retryable failures start a fresh
+/// attempt after the spec's delay, and no progress for the progress timeout fails it
+/// (errc::timeout). Without layer 3, one attempt.
+boost::asio::awaitable<boost::system::error_code> submit_sample(const SamplingState& s, SampleOperation& op,
+                                                                UntypedAPIFuture& ticket, diagnostics& diag);
+
+/// The background task of an accepted operation: polls the ticket and settles `core`; with
+/// layer 3, a lost result or a retryable failure starts a fresh attempt (submit + poll).
+boost::asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
+                                               SampleOperation op, UntypedAPIFuture ticket, ResultDecoder decode);
+
+}  // namespace tinker::detail

@@ -1,0 +1,145 @@
+// SamplingClient's dispatch limits seen on the wire (count, and bytes with overdraft), retry
+// layer 3 (a lost result is sampled again under a new seq_id; no progress for the progress
+// timeout fails the waiting sample), and compute_logprobs against a forward pass.
+#include "integration/sampling/sampling_support.hpp"
+#include "integration/support/training_data.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace tinker::test {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+local::FaultRule slow_submissions(milliseconds delay) {
+  local::FaultRule rule("asample", local::FaultKind::delay);
+  rule.delay = delay;
+  rule.probability = 1.0;
+  return rule;
+}
+
+std::vector<std::chrono::system_clock::time_point> arrivals(const local::AuditReport& audit) {
+  std::vector<std::chrono::system_clock::time_point> times;
+  for (const auto& record : requests_to(audit, "/asample")) times.push_back(record.arrived);
+  std::sort(times.begin(), times.end());
+  return times;
+}
+
+class SamplingLimitsTest : public LocalService {
+ protected:
+  // Runs `count` samples of `tokens`-token prompts at once with each submission held 150 ms by
+  // the server, and returns the submissions' arrival times.
+  std::vector<std::chrono::system_clock::time_point> held_submissions(const client::SampleTuning& tuning,
+                                                                      std::size_t count, std::size_t tokens) {
+    local::ServerOptions options = fast_server_options();
+    options.faults.push_back(slow_submissions(milliseconds(150)));
+    start_server(options);
+    auto service = make_service_client();
+    service->holder()->set_sample_tuning(tuning);
+    SamplingClient sampler = run(make_sampler(*service));
+    std::vector<SampleTimes> samples(count);
+    for (auto& times : samples) spawn_timed_sample(io, sampler, prompt_of(tokens), times);
+    run_until(io, [&] {
+      return std::all_of(samples.begin(), samples.end(), [](const SampleTimes& s) { return s.finished.has_value(); });
+    });
+    for (const auto& times : samples) EXPECT_FALSE(times.error) << times.message;
+    EXPECT_EQ(service->holder()->sample_dispatch().in_flight(), 0);
+    return arrivals(server->audit());
+  }
+};
+
+TEST_F(SamplingLimitsTest, TheDispatchCountBoundsSubmissionsInFlight) {
+  client::SampleTuning tuning;
+  tuning.dispatch_count = 3;
+  const auto times = held_submissions(tuning, 9, 4);
+  ASSERT_EQ(times.size(), 9u);
+  EXPECT_LT(times[2] - times[0], milliseconds(100)) << "three go at once";
+  for (std::size_t i = 0; i + 3 < times.size(); ++i) {
+    EXPECT_GE(times[i + 3] - times[i], milliseconds(150 - 50)) << "the fourth waits for the first to finish";
+  }
+}
+
+TEST_F(SamplingLimitsTest, TheDispatchBytesOverdrawByOneSubmission) {
+  client::SampleTuning tuning;
+  tuning.dispatch_bytes = 100;  // a 10-token prompt is estimated at 100 bytes: two fit (overdraft)
+  const auto times = held_submissions(tuning, 6, 10);
+  ASSERT_EQ(times.size(), 6u);
+  EXPECT_LT(times[1] - times[0], milliseconds(100));
+  for (std::size_t i = 0; i + 2 < times.size(); ++i) EXPECT_GE(times[i + 2] - times[i], milliseconds(150 - 50));
+}
+
+TEST_F(SamplingLimitsTest, ALostResultIsSampledAgainUnderANewSeqId) {
+  local::ServerOptions options = fast_server_options();
+  local::FaultRule lost("retrieve_future", local::FaultKind::status);
+  lost.status = 410;
+  lost.on_calls = {1};
+  options.faults.push_back(lost);
+  start_server(options);
+  auto service = make_service_client();
+  service->holder()->set_sample_tuning(fast_tuning(milliseconds(100), milliseconds(100)));
+  SamplingClient sampler = run(make_sampler(*service));
+  SampleTimes times;
+  spawn_timed_sample(io, sampler, prompt_of(4), times);
+  run_until(io, [&] { return times.finished.has_value(); });
+  EXPECT_FALSE(times.error) << times.message;
+  EXPECT_EQ(times.sequences, 1u);
+  std::vector<std::int64_t> seq_ids;
+  for (const auto& record : requests_to(server->audit(), "/asample")) seq_ids.push_back(record.seq_id.value_or(-1));
+  EXPECT_EQ(seq_ids, (std::vector<std::int64_t>{0, 1}));
+}
+
+TEST_F(SamplingLimitsTest, NoProgressForTheProgressTimeoutFailsTheWaitingSample) {
+  local::ServerOptions options = fast_server_options();
+  local::FaultRule stuck("asample", local::FaultKind::pause_queue);
+  stuck.delay = milliseconds(5'000);
+  stuck.probability = 1.0;
+  options.faults.push_back(stuck);
+  start_server(options);
+  auto service = make_service_client();
+  client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
+  tuning.progress_timeout = milliseconds(400);
+  service->holder()->set_sample_tuning(tuning);
+  SamplingClient sampler = run(make_sampler(*service));
+  SampleTimes times;
+  const auto start = std::chrono::steady_clock::now();
+  spawn_timed_sample(io, sampler, prompt_of(4), times);
+  run_until(io, [&] { return times.finished.has_value(); });
+  ASSERT_TRUE(times.error);
+  EXPECT_EQ(*times.error, make_error_code(errc::timeout));
+  EXPECT_NE(times.message.find("No progress made in 0.4s"), std::string::npos) << times.message;
+  EXPECT_GE(ms_between(start, *times.finished), 400);
+  EXPECT_LT(ms_between(start, *times.finished), 3'000);
+}
+
+asio::awaitable<std::tuple<PromptLogprobs, std::vector<float>>> logprobs_both_ways(ServiceClient& service) {
+  const LoraTrainingOptions options(std::string(tiny_model), 8);
+  TrainingClient training = co_await service.async_create_lora_training_client(options, use_awaitable);
+  const std::vector<Datum> batch = tiny_batch(1, 12);
+  SamplingClient sampler = co_await training.async_save_weights_and_get_sampling_client(use_awaitable);
+  std::vector<TokenId> sequence(batch[0].model_input.to_ints());
+  sequence.push_back(static_cast<TokenId>(batch[0].loss_fn_inputs.at("target_tokens").to_dense_ints().back()));
+  auto computing = co_await sampler.async_compute_logprobs(ModelInput::from_ints(sequence), use_awaitable);
+  PromptLogprobs computed = co_await computing.async_get(use_awaitable);
+  const ForwardBackwardInput input(batch, loss_fn::cross_entropy);
+  auto forwarding = co_await training.async_forward(input, use_awaitable);
+  std::vector<float> forward = all_logprobs(co_await forwarding.async_get(use_awaitable));
+  co_return std::make_tuple(std::move(computed), std::move(forward));
+}
+
+TEST_F(SamplingLimitsTest, ComputeLogprobsEqualsTheLogprobsOfAForwardOnTheSameTokens) {
+  auto service = make_service_client();
+  const auto [computed, forward] = run(logprobs_both_ways(*service));
+  ASSERT_EQ(computed.size(), forward.size() + 1);
+  EXPECT_FALSE(computed[0]) << "nothing predicts the first token";
+  for (std::size_t i = 0; i < forward.size(); ++i) {
+    ASSERT_TRUE(computed[i + 1]);
+    EXPECT_NEAR(*computed[i + 1], forward[i], 1e-4) << "token " << i + 1;
+  }
+}
+
+}  // namespace
+}  // namespace tinker::test
