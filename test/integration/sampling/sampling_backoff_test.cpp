@@ -51,7 +51,9 @@ TEST_F(SamplingBackoffTest, A429StormPacesEveryClientWithTheKeyAndNoClientWithAn
   options.faults.push_back(too_many_requests_on_calls(calls));
   start_server(options);
 
-  const client::SampleTuning tuning = fast_tuning(milliseconds(600), milliseconds(2'000));
+  // The spec's 1 s wait, so the other key has a wide margin even on a loaded 2-core machine.
+  constexpr int backoff_ms = 1000;
+  const client::SampleTuning tuning = fast_tuning(milliseconds(backoff_ms), milliseconds(2'000));
   auto first = client_with_key(std::string(test_api_key), tuning);
   auto second = client_with_key(std::string(test_api_key), tuning);  // another ServiceClient, same key
   auto other = client_with_key("tml-another-key-for-the-storm", tuning);
@@ -78,15 +80,15 @@ TEST_F(SamplingBackoffTest, A429StormPacesEveryClientWithTheKeyAndNoClientWithAn
   ASSERT_TRUE(other_key.accepted && same_key.accepted);
   EXPECT_FALSE(other_key.error) << other_key.message;
   EXPECT_FALSE(same_key.error) << same_key.message;
-  // Another key is not slowed: accepted well inside the 600 ms backoff (margin >= 50 ms counted
+  // Another key is not slowed: accepted well inside the backoff (margin >= 50 ms counted
   // generously for a loaded machine).
-  EXPECT_LT(ms_between(storm_seen, *other_key.accepted), 600 - 150);
+  EXPECT_LT(ms_between(storm_seen, *other_key.accepted), backoff_ms - 400);
   // The same key shares the backoff: nothing before it ends (it began before storm_seen).
-  EXPECT_GE(ms_between(storm_seen, *same_key.accepted), 600 - 100 - 50);
+  EXPECT_GE(ms_between(storm_seen, *same_key.accepted), backoff_ms - 100 - 50);
   for (const SampleTimes& times : stormed) {
     EXPECT_FALSE(times.error) << times.message;
     ASSERT_TRUE(times.accepted);
-    EXPECT_GE(ms_between(storm_seen, *times.accepted), 600 - 100 - 50);
+    EXPECT_GE(ms_between(storm_seen, *times.accepted), backoff_ms - 100 - 50);
   }
   EXPECT_EQ(count_with_status(server->audit(), "/asample", 429), static_cast<std::size_t>(storm))
       << "only the storm's submissions were refused";
@@ -98,7 +100,7 @@ TEST_F(SamplingBackoffTest, TheWaitIsShortForSmallPromptsAndLongAboveTheThreshol
   local::ServerOptions options = fast_server_options();
   options.faults.push_back(too_many_requests_on_calls({1, 3}));  // each prompt's first submission
   start_server(options);
-  client::SampleTuning tuning = fast_tuning(milliseconds(200), milliseconds(700));
+  client::SampleTuning tuning = fast_tuning(milliseconds(200), milliseconds(1200));  // wide margins under load
   tuning.large_prompt_bytes = 100;  // 10 tokens = 100 bytes: short; 11 tokens: long
   auto service = client_with_key(std::string(test_api_key), tuning);
   SamplingClient sampler = run(make_sampler(*service));
@@ -114,8 +116,8 @@ TEST_F(SamplingBackoffTest, TheWaitIsShortForSmallPromptsAndLongAboveTheThreshol
 
   ASSERT_TRUE(small.accepted && large.accepted) << small.message << " / " << large.message;
   EXPECT_GE(ms_between(small_start, *small.accepted), 200);
-  EXPECT_LT(ms_between(small_start, *small.accepted), 700 - 100);
-  EXPECT_GE(ms_between(large_start, *large.accepted), 700);
+  EXPECT_LT(ms_between(small_start, *small.accepted), 1200 - 300);
+  EXPECT_GE(ms_between(large_start, *large.accepted), 1200);
   EXPECT_EQ(count_with_status(server->audit(), "/asample", 429), 2u);
 }
 
