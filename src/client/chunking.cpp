@@ -10,23 +10,6 @@ namespace tinker::client {
 
 namespace {
 
-std::int64_t estimate_chunk_bytes(const ModelInputChunk& chunk) {
-  return std::visit(
-      [](const auto& c) -> std::int64_t {
-        using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, EncodedTextChunk>) {
-          return 4 * static_cast<std::int64_t>(c.tokens.size());
-        } else if constexpr (std::is_same_v<T, ImageChunk>) {
-          return static_cast<std::int64_t>(c.data.size());
-        } else if constexpr (std::is_same_v<T, ImageAssetPointerChunk>) {
-          return static_cast<std::int64_t>(c.location.size());
-        } else {
-          return static_cast<std::int64_t>(c.dmel.size());
-        }
-      },
-      chunk);
-}
-
 std::int64_t estimate_tensor_bytes(const TensorData& tensor) {
   const std::int64_t value_bytes = tensor.dtype() == DType::float32 ? 4 : 8;
   std::int64_t bytes = value_bytes * static_cast<std::int64_t>(tensor.stored_size());
@@ -45,9 +28,30 @@ void require_positive(std::int64_t value, const char* flag) {
 
 }  // namespace
 
+std::int64_t estimate_input_bytes(const ModelInput& input, std::int64_t bytes_per_token) {
+  std::int64_t bytes = 0;
+  for (const ModelInputChunk& chunk : input.chunks) {
+    bytes += std::visit(
+        [bytes_per_token](const auto& c) -> std::int64_t {
+          using T = std::decay_t<decltype(c)>;
+          if constexpr (std::is_same_v<T, EncodedTextChunk>) {
+            return bytes_per_token * static_cast<std::int64_t>(c.tokens.size());
+          } else if constexpr (std::is_same_v<T, ImageChunk>) {
+            return static_cast<std::int64_t>(c.data.size());
+          } else if constexpr (std::is_same_v<T, ImageAssetPointerChunk>) {
+            return static_cast<std::int64_t>(c.location.size());
+          } else {
+            return static_cast<std::int64_t>(c.dmel.size());
+          }
+        },
+        chunk);
+  }
+  return bytes;
+}
+
 std::int64_t estimate_datum_bytes(const Datum& datum) {
   std::int64_t bytes = 0;
-  for (const auto& chunk : datum.model_input.chunks) bytes += estimate_chunk_bytes(chunk);
+  bytes += estimate_input_bytes(datum.model_input, 4);
   for (const auto& [name, tensor] : datum.loss_fn_inputs) bytes += estimate_tensor_bytes(tensor);
   return bytes;
 }

@@ -53,6 +53,11 @@ class DatumRange {
 /// plus 8 bytes per CSR index.
 std::int64_t estimate_datum_bytes(const Datum& datum);
 
+/// Spec 7.3's estimate of a model input: `bytes_per_token` per text token (4 for the 0.25
+/// fwd/bwd estimate, 10 for sampling prompts), raw bytes of an image, the location's length for
+/// an image asset pointer, raw bytes of a dmel chunk.
+std::int64_t estimate_input_bytes(const ModelInput& input, std::int64_t bytes_per_token);
+
 /// The chunk boundaries of `data` under `limits`, covering every datum once, in order.
 /// Throws tinker::error: invalid_argument "No data provided" for empty data,
 /// invalid_configuration naming the flag if a limit is < 1.

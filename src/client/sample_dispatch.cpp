@@ -1,5 +1,7 @@
 #include "client/sample_dispatch.hpp"
 
+#include "client/chunking.hpp"
+
 #include <tinker/error.hpp>
 
 #include <boost/asio/steady_timer.hpp>
@@ -25,24 +27,7 @@ std::int64_t require_at_least_one(std::int64_t value, const char* name) {
 }  // namespace
 
 std::int64_t estimate_prompt_bytes(const ModelInput& prompt) {
-  std::int64_t bytes = 0;
-  for (const ModelInputChunk& chunk : prompt.chunks) {
-    bytes += std::visit(
-        [](const auto& c) -> std::int64_t {
-          using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, EncodedTextChunk>) {
-            return 10 * static_cast<std::int64_t>(c.tokens.size());
-          } else if constexpr (std::is_same_v<T, ImageChunk>) {
-            return static_cast<std::int64_t>(c.data.size());
-          } else if constexpr (std::is_same_v<T, ImageAssetPointerChunk>) {
-            return static_cast<std::int64_t>(c.location.size());
-          } else {
-            return static_cast<std::int64_t>(c.dmel.size());
-          }
-        },
-        chunk);
-  }
-  return bytes;
+  return estimate_input_bytes(prompt, 10);
 }
 
 DispatchPermit::DispatchPermit(SampleDispatch& owner, BudgetReservation count,
