@@ -37,14 +37,6 @@ using std::chrono::milliseconds;
 constexpr std::string_view api_prefix = "/api/v1/";
 constexpr std::chrono::minutes default_archive_url_lifetime{15};  // spec 8.12.5
 
-// How one REST call is retried beyond the defaults (10 layer-1 retries, layer 2).
-class RestPlan {
- public:
-  RestPlan() = default;
-  bool conflict_is_final = false;        ///< publish/unpublish: a 409 is the answer
-  const ArchiveWait* archive = nullptr;  ///< the archive's 503 loop inside layer 2
-};
-
 std::string checkpoint_path(const std::string& run_id, const std::string& checkpoint_id, std::string_view suffix) {
   std::string path(api_prefix);
   path += "training_runs/" + run_id + "/checkpoints/" + checkpoint_id;  // verbatim (spec 8.0)
@@ -88,20 +80,6 @@ awaitable<CallOutcome> archive_attempts(http::HttpClient& client, const http::Re
   }
 }
 
-// Layer 2 (spec 5.2, api::execute_with_retries) with the plan's exceptions: the archive's 503
-// loop as the attempt, and 409 as a final answer.
-awaitable<CallOutcome> send_with_plan(http::HttpClient& client, http::Request request, diagnostics& diag,
-                                      LayerTwoSettings l2, RestPlan plan) {
-  l2.conflict_is_final = plan.conflict_is_final;
-  if (plan.archive != nullptr) {
-    const ArchiveWait* wait = plan.archive;
-    l2.attempt = [wait](http::HttpClient& c, const http::Request& r, diagnostics& d) {
-      return archive_attempts(c, r, d, *wait);
-    };
-  }
-  co_return co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
-}
-
 template <class Out>
 awaitable<error_code> call_json(http::HttpClient& client, http::Request request, Out& out, diagnostics& diag,
                                 LayerTwoSettings l2) {
@@ -112,9 +90,19 @@ awaitable<error_code> call_json(http::HttpClient& client, http::Request request,
 
 // Calls answered with an empty (or ignored) body: only the status counts (spec 8.12.4).
 awaitable<error_code> call_ignoring_body(http::HttpClient& client, http::Request request, diagnostics& diag,
-                                         LayerTwoSettings l2, RestPlan plan) {
-  auto [ec, response] = co_await send_with_plan(client, std::move(request), diag, l2, plan);
+                                         LayerTwoSettings l2) {
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
   co_return ec;
+}
+
+// Publish (POST) or unpublish (DELETE): a 409 means "already so" and is the answer, at once
+// (no layer-1 retries, and layer 2 does not retry it), spec 8.12.6-7.
+awaitable<error_code> set_publication(http::HttpClient& client, Method method, const std::string& run_id,
+                                      const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
+  http::Request request(method, checkpoint_path(run_id, checkpoint_id, "/publish"), PoolKind::training);
+  request.max_retries = 0;
+  l2.conflict_is_final = true;
+  co_return co_await call_ignoring_body(client, std::move(request), diag, std::move(l2));
 }
 
 http::Request get_request(std::string path, const QueryString& query, PoolKind pool = PoolKind::training) {
@@ -209,25 +197,17 @@ awaitable<error_code> list_user_checkpoints(http::HttpClient& client, const List
 awaitable<error_code> delete_checkpoint(http::HttpClient& client, const std::string& run_id,
                                         const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
   http::Request request(Method::delete_, checkpoint_path(run_id, checkpoint_id, ""), PoolKind::training);
-  co_return co_await call_ignoring_body(client, std::move(request), diag, l2, RestPlan());
+  co_return co_await call_ignoring_body(client, std::move(request), diag, l2);
 }
 
 awaitable<error_code> publish_checkpoint(http::HttpClient& client, const std::string& run_id,
                                          const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
-  http::Request request(Method::post, checkpoint_path(run_id, checkpoint_id, "/publish"), PoolKind::training);
-  request.max_retries = 0;
-  RestPlan plan;
-  plan.conflict_is_final = true;
-  co_return co_await call_ignoring_body(client, std::move(request), diag, l2, plan);
+  co_return co_await set_publication(client, Method::post, run_id, checkpoint_id, diag, std::move(l2));
 }
 
 awaitable<error_code> unpublish_checkpoint(http::HttpClient& client, const std::string& run_id,
                                            const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
-  http::Request request(Method::delete_, checkpoint_path(run_id, checkpoint_id, "/publish"), PoolKind::training);
-  request.max_retries = 0;
-  RestPlan plan;
-  plan.conflict_is_final = true;
-  co_return co_await call_ignoring_body(client, std::move(request), diag, l2, plan);
+  co_return co_await set_publication(client, Method::delete_, run_id, checkpoint_id, diag, std::move(l2));
 }
 
 awaitable<error_code> set_checkpoint_ttl(http::HttpClient& client, const std::string& run_id,
@@ -235,7 +215,7 @@ awaitable<error_code> set_checkpoint_ttl(http::HttpClient& client, const std::st
                                          diagnostics& diag, LayerTwoSettings l2) {
   http::Request http_request =
       json_request(Method::put, checkpoint_path(run_id, checkpoint_id, "/ttl"), to_json(request));
-  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2, RestPlan());
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2);
 }
 
 awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std::string& run_id,
@@ -244,9 +224,12 @@ awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std
                                              LayerTwoSettings l2) {
   http::Request request(Method::get, checkpoint_path(run_id, checkpoint_id, "/archive"), PoolKind::storage);
   request.accept_redirect = true;  // the 302 is the answer, not a hop to follow
-  RestPlan plan;
-  plan.archive = &wait;
-  auto [ec, response] = co_await send_with_plan(client, std::move(request), diag, l2, plan);
+  // Each layer-2 attempt is the archive's own 503 loop.
+  const ArchiveWait* building = &wait;
+  l2.attempt = [building](http::HttpClient& c, const http::Request& r, diagnostics& d) {
+    return archive_attempts(c, r, d, *building);
+  };
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
   if (ec) co_return ec;
   co_return decode_archive_answer(response, client.clock().now(), out, diag);
 }
@@ -272,7 +255,7 @@ awaitable<error_code> assign_session_project(http::HttpClient& client, const std
                                              LayerTwoSettings l2) {
   http::Request http_request =
       json_request(Method::put, std::string(api_prefix) + "sessions/" + session_id + "/project", to_json(request));
-  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2, RestPlan());
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2);
 }
 
 awaitable<error_code> trace_export(http::HttpClient& client, const std::string& session_id, TraceExportResponse& out,
