@@ -171,39 +171,35 @@ asio::awaitable<OperationResult<SamplingClient>> create_sampling_client_op(Train
                                                 diag);
 }
 
+// Takes the ticket now, on the caller's thread (call order = submission order), then runs
+// submit_single on the io thread.
+template <class Op>
+void start_single(TrainingPtr t, Op op, diagnostics* d, Handler<Future<typename Op::Result>> h) {
+  const Ticket ticket = t->turnstile.take_ticket();
+  auto executor = t->holder->executor();
+  spawn_and_complete<Future<typename Op::Result>>(executor, d, std::move(h), &submit_single<Op>, std::move(t), ticket,
+                                                  std::move(op));
+}
+
 }  // namespace
 
 void training_optim_step(TrainingPtr t, AdamParams params, diagnostics* d, Handler<Future<OptimStepResponse>> h) {
-  const Ticket ticket = t->turnstile.take_ticket();
-  auto executor = t->holder->executor();
-  spawn_and_complete<Future<OptimStepResponse>>(executor, d, std::move(h), &submit_single<OptimStepOp>, std::move(t),
-                                                ticket, OptimStepOp(params));
+  start_single(std::move(t), OptimStepOp(params), d, std::move(h));
 }
 
 void training_save_state(TrainingPtr t, std::string name, SaveStateOptions options, diagnostics* d,
                          Handler<Future<SaveWeightsResponse>> h) {
-  const Ticket ticket = t->turnstile.take_ticket();
-  auto executor = t->holder->executor();
-  spawn_and_complete<Future<SaveWeightsResponse>>(executor, d, std::move(h), &submit_single<SaveStateOp>, std::move(t),
-                                                  ticket, SaveStateOp(std::move(name), options));
+  start_single(std::move(t), SaveStateOp(std::move(name), options), d, std::move(h));
 }
 
 void training_load_state(TrainingPtr t, std::string path, bool with_optimizer, std::optional<std::string> access_token,
                          diagnostics* d, Handler<Future<LoadWeightsResponse>> h) {
-  const Ticket ticket = t->turnstile.take_ticket();
-  auto executor = t->holder->executor();
-  spawn_and_complete<Future<LoadWeightsResponse>>(
-      executor, d, std::move(h), &submit_single<LoadStateOp>, std::move(t), ticket,
-      LoadStateOp(std::move(path), with_optimizer, std::move(access_token)));
+  start_single(std::move(t), LoadStateOp(std::move(path), with_optimizer, std::move(access_token)), d, std::move(h));
 }
 
 void training_save_weights_for_sampler(TrainingPtr t, std::string name, std::optional<std::int64_t> ttl_seconds,
                                        diagnostics* d, Handler<Future<SaveWeightsForSamplerResponse>> h) {
-  const Ticket ticket = t->turnstile.take_ticket();
-  auto executor = t->holder->executor();
-  spawn_and_complete<Future<SaveWeightsForSamplerResponse>>(executor, d, std::move(h), &submit_single<SaveForSamplerOp>,
-                                                            std::move(t), ticket,
-                                                            SaveForSamplerOp(std::move(name), ttl_seconds));
+  start_single(std::move(t), SaveForSamplerOp(std::move(name), ttl_seconds), d, std::move(h));
 }
 
 void training_save_weights_and_get_sampling_client(TrainingPtr t, diagnostics* d, Handler<SamplingClient> h) {
