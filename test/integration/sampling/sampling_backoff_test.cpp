@@ -64,7 +64,13 @@ TEST_F(SamplingBackoffTest, A429StormPacesEveryClientWithTheKeyAndNoClientWithAn
   // The storm: the first client's submissions all get 429.
   std::vector<SampleTimes> stormed(storm);
   for (auto& times : stormed) spawn_timed_sample(io, first_sampler, prompt_of(4), times);
-  run_until(io, [&] { return count_with_status(server->audit(), "/asample", 429) == storm; });
+  // The server answered the storm, and the client has read a 429 (the server logs its answers
+  // before the client sees them, so the audit alone does not mean the backoff is in force).
+  const auto& backoff = first->holder()->sample_dispatch().shared_backoff();
+  run_until(io, [&] {
+    return count_with_status(server->audit(), "/asample", 429) == storm &&
+           backoff->active(std::chrono::steady_clock::now());
+  });
   const auto storm_seen = std::chrono::steady_clock::now();
 
   SampleTimes same_key;
