@@ -7,6 +7,7 @@
 #pragma once
 
 #include <tinker/async.hpp>
+#include <tinker/download.hpp>
 #include <tinker/types/checkpoint.hpp>
 #include <tinker/types/session.hpp>
 #include <tinker/types/telemetry.hpp>
@@ -131,6 +132,8 @@ void rest_set_checkpoint_ttl(RestHolder h, CheckpointRef ref, std::optional<std:
                              Handler<Done> c);
 void rest_get_checkpoint_archive_url(RestHolder h, CheckpointRef ref, diagnostics* d,
                                      Handler<CheckpointArchiveUrlResponse> c);
+void rest_download_checkpoint(RestHolder h, std::string tinker_path, DownloadOptions o, diagnostics* d,
+                              Handler<DownloadResult> c);
 void rest_get_weights_info(RestHolder holder, std::string tinker_path, diagnostics* diag,
                            Handler<WeightsInfoResponse> handler);
 void rest_list_sessions(RestHolder h, ListSessionsOptions o, diagnostics* d, Handler<ListSessionsResponse> c);
@@ -235,6 +238,13 @@ class RestClient {
   TINKER_REST_CALL(CheckpointArchiveUrlResponse, async_get_checkpoint_archive_url_from_tinker_path,
                    rest_get_checkpoint_archive_url, (std::string tinker_path, ),
                    (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path))))
+  /// Downloads the checkpoint's archive (URL as above, then a GET without credentials), streams
+  /// it to disk in constant memory, resumes with HTTP Range after a connection drop, verifies the
+  /// size, and extracts it into `options.output_dir / download_target_name(tinker_path)`.
+  /// Archives with absolute paths, `..`, links or special files are refused (invalid_argument)
+  /// and leave no target directory behind.
+  TINKER_REST_CALL(DownloadResult, async_download_checkpoint, rest_download_checkpoint,
+                   (std::string tinker_path, DownloadOptions options, ), (, std::move(tinker_path), std::move(options)))
   /// POST /api/v1/weights_info for a `tinker://` checkpoint path: base model and LoRA settings.
   TINKER_REST_CALL(WeightsInfoResponse, async_get_weights_info, rest_get_weights_info, (std::string tinker_path, ),
                    (, std::move(tinker_path)))

@@ -4,6 +4,7 @@
 #include <tinker/async.hpp>
 #include <tinker/codec.hpp>
 #include <tinker/config.hpp>
+#include <tinker/download.hpp>
 #include <tinker/error.hpp>
 #include <tinker/future.hpp>
 #include <tinker/log.hpp>

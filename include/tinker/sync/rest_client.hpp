@@ -74,6 +74,10 @@ class RestClient {
                                                                       std::string checkpoint_id) const;
   CheckpointArchiveUrlResponse get_checkpoint_archive_url_from_tinker_path(std::string tinker_path) const;
   Result<CheckpointArchiveUrlResponse> try_get_checkpoint_archive_url_from_tinker_path(std::string tinker_path) const;
+  /// Downloads and extracts the checkpoint (see tinker::RestClient::async_download_checkpoint).
+  /// `options.on_progress` runs on the client's io thread.
+  DownloadResult download_checkpoint(std::string tinker_path, DownloadOptions options = {}) const;
+  Result<DownloadResult> try_download_checkpoint(std::string tinker_path, DownloadOptions options = {}) const;
   /// Base model and LoRA settings of a `tinker://` checkpoint.
   WeightsInfoResponse get_weights_info(std::string tinker_path) const;
   Result<WeightsInfoResponse> try_get_weights_info(std::string tinker_path) const;

@@ -1,0 +1,62 @@
+// Checkpoint download (spec 8.12.5 and 14): archive URL -> unauthenticated GET of the signed URL,
+// streamed to disk in constant memory -> size check -> safe extraction. The types here are
+// used by RestClient::async_download_checkpoint and its blocking form.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tinker {
+
+/// Where a download stands; passed to DownloadOptions::on_progress.
+class DownloadProgress {
+ public:
+  DownloadProgress() = default;
+  DownloadProgress(std::uint64_t bytes_done_, std::optional<std::uint64_t> bytes_total_, int resumes_)
+      : bytes_done(bytes_done_), bytes_total(bytes_total_), resumes(resumes_) {}
+
+  std::uint64_t bytes_done = 0;              ///< archive bytes on disk so far
+  std::optional<std::uint64_t> bytes_total;  ///< from Content-Length / Content-Range; empty when unknown
+  int resumes = 0;                           ///< HTTP Range resumptions so far
+};
+
+class DownloadOptions {
+ public:
+  DownloadOptions() = default;
+  explicit DownloadOptions(std::filesystem::path output_dir_) : output_dir(std::move(output_dir_)) {}
+
+  /// Parent directory. The checkpoint lands in `output_dir / target_name(tinker_path)`
+  /// ("tinker://run/weights/x" -> "run_weights_x", spec 16). Empty: the current directory.
+  std::filesystem::path output_dir;
+  /// Replace an existing target directory. Without it an existing target is an error
+  /// (errc::conflict) and nothing is touched.
+  bool force = false;
+  /// Keep the downloaded `.tar` beside the target instead of extracting it.
+  bool keep_archive_only = false;
+  /// Range resumptions allowed after the connection drops mid-body (0: none).
+  int max_resumes = 5;
+  /// Called on the client's io thread whenever bytes arrive (at most every 64 KiB or 100 ms),
+  /// and once at the end. Must not block.
+  std::function<void(const DownloadProgress&)> on_progress;
+};
+
+class DownloadResult {
+ public:
+  DownloadResult() = default;
+
+  std::filesystem::path path;       ///< the extracted directory (or the .tar with keep_archive_only)
+  std::uint64_t archive_bytes = 0;  ///< size of the archive, verified against the server's length
+  int resumes = 0;                  ///< Range resumptions that were needed
+  std::vector<std::string> files;   ///< extracted regular files, relative to `path`, sorted
+};
+
+/// "tinker://run/weights/x" -> "run_weights_x": the directory name spec 16 gives a download.
+/// Throws tinker::error (invalid_argument) for a string that is not a tinker path.
+std::string download_target_name(const std::string& tinker_path);
+
+}  // namespace tinker
