@@ -26,6 +26,9 @@ tinker_require(PKG_CONFIG_FOUND "pkg-config" "pkg-config")
 pkg_check_modules(SENTENCEPIECE QUIET IMPORTED_TARGET sentencepiece>=0.1.97)
 tinker_require(SENTENCEPIECE_FOUND "sentencepiece >= 0.1.97" "libsentencepiece-dev")
 
+find_package(CLI11 2.1 CONFIG QUIET)
+tinker_require(CLI11_FOUND "CLI11 (command-line parser of the tinker CLI)" "libcli11-dev")
+
 pkg_check_modules(ZSTD QUIET IMPORTED_TARGET libzstd>=1.4)
 tinker_require(ZSTD_FOUND "zstd" "libzstd-dev")
 

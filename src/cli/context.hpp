@@ -1,0 +1,87 @@
+// What every command of the `tinker` CLI shares: the output format and streams, the REST client
+// (made on first use, so `tinker version` and usage errors need no API key), and the error types
+// that decide the exit code.
+#pragma once
+
+#include "cli/cli.hpp"
+
+#include <tinker/rest_client.hpp>
+#include <tinker/service_client.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace tinker::cli {
+
+enum class Format { table, json };
+
+/// A failed command (exit 1) whose message needs no diagnostics.
+class CliError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A command line that cannot be run as given (exit 2), found after CLI11's own checks
+/// (e.g. option combinations).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Context {
+ public:
+  Context(Format format_, std::ostream& out_, std::ostream& err_, const CliEnvironment& env_,
+          boost::asio::any_io_executor executor_);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  bool json() const noexcept { return format == Format::json; }
+  /// The REST client on the context's executor, with options from the environment. Throws
+  /// tinker::error (invalid_configuration) when e.g. TINKER_API_KEY is missing.
+  const RestClient& rest();
+  /// The options rest() was made with (read from the environment on first use).
+  const ClientOptions& client_options();
+  /// Asks `question` on the error stream and reads a line from the input; true for y/yes.
+  /// Throws CliError when the input ended, or the interruption error when Ctrl-C was pressed.
+  bool confirm(const std::string& question);
+  /// True once the environment reports Ctrl-C.
+  bool interrupted() const { return env.interrupted && env.interrupted(); }
+
+  Format format;
+  std::ostream& out;
+  std::ostream& err;
+  const CliEnvironment& env;
+  boost::asio::any_io_executor executor;
+
+ private:
+  std::optional<ClientOptions> options_;
+  std::unique_ptr<ServiceClient> service_;
+  std::optional<RestClient> rest_;
+};
+
+/// The command chosen on the command line, bound to its options.
+using Action = std::function<boost::asio::awaitable<void>(Context&)>;
+
+/// The command groups; each adds its subcommands to `app` and, through their CLI11 callbacks,
+/// stores the chosen command in `action`.
+void add_run_commands(CLI::App& app, Action& action);
+void add_checkpoint_commands(CLI::App& app, Action& action);
+void add_session_commands(CLI::App& app, Action& action);
+void add_billing_commands(CLI::App& app, Action& action);
+/// `checkpoint delete` and `checkpoint download` (separate files, same group).
+void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
+void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);
+
+}  // namespace tinker::cli
