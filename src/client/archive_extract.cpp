@@ -43,11 +43,13 @@ class ArchiveReader {
   ArchiveReader(const ArchiveReader&) = delete;
   ArchiveReader& operator=(const ArchiveReader&) = delete;
 
-  struct archive* get() const noexcept { return archive_; }
+  struct archive* get() const noexcept {
+    return archive_;
+  }
   [[noreturn]] void fail(const fs::path& path) const {
     const char* why = archive_error_string(archive_);
-    throw error(errc::invalid_argument,
-                "cannot read the checkpoint archive " + path.string() + ": " + (why != nullptr ? why : "unknown error"));
+    throw error(errc::invalid_argument, "cannot read the checkpoint archive " + path.string() + ": " +
+                                            (why != nullptr ? why : "unknown error"));
   }
 
  private:

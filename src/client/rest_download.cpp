@@ -26,8 +26,8 @@
 
 #include <algorithm>
 #include <exception>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <system_error>
 
 namespace tinker {
@@ -161,8 +161,8 @@ asio::awaitable<void> off_io_thread(std::function<void()> work) {
 
 error_code size_error(diagnostics& diag, std::uint64_t on_disk, std::uint64_t expected) {
   diag.clear();
-  diag.message = "the downloaded checkpoint archive has " + std::to_string(on_disk) + " bytes, but the server announced " +
-                 std::to_string(expected);
+  diag.message = "the downloaded checkpoint archive has " + std::to_string(on_disk) +
+                 " bytes, but the server announced " + std::to_string(expected);
   return make_error_code(errc::request_failed);
 }
 
@@ -183,7 +183,8 @@ asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHold
   check_target_free(paths.target, options.force);  // before any transfer; checked again at the end
   std::error_code dir_error;
   fs::create_directories(paths.target.parent_path(), dir_error);
-  if (dir_error) throw error(errc::invalid_argument, "output_dir: cannot create " + paths.target.parent_path().string());
+  if (dir_error)
+    throw error(errc::invalid_argument, "output_dir: cannot create " + paths.target.parent_path().string());
   const ScratchCleanup cleanup(paths);
 
   if (auto ec = co_await holder->ensure_config(diag)) co_return Result(ec, DownloadResult());
@@ -218,7 +219,8 @@ asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHold
   std::error_code size_failure;
   const std::uint64_t on_disk = fs::file_size(paths.part, size_failure);
   if (size_failure) throw error(errc::invalid_argument, "cannot read " + paths.part.string());
-  if (state.total && on_disk != *state.total) co_return Result(size_error(diag, on_disk, *state.total), DownloadResult());
+  if (state.total && on_disk != *state.total)
+    co_return Result(size_error(diag, on_disk, *state.total), DownloadResult());
   if (on_disk != state.bytes_done) co_return Result(size_error(diag, on_disk, state.bytes_done), DownloadResult());
   if (*progress) (*progress)(DownloadProgress(on_disk, state.total, state.resumes));
 

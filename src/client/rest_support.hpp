@@ -20,7 +20,7 @@ void resolve_run(CheckpointRef& ref);
 /// The archive URL of a resolved checkpoint (spec 8.12.5) with the holder's "still building"
 /// wait and retry layers; the caller has done ensure_config.
 boost::asio::awaitable<boost::system::error_code> fetch_archive_url(ClientHolder& holder, const CheckpointRef& ref,
-                                                                  CheckpointArchiveUrlResponse& out,
-                                                                  diagnostics& diag);
+                                                                    CheckpointArchiveUrlResponse& out,
+                                                                    diagnostics& diag);
 
 }  // namespace tinker::detail

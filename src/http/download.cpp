@@ -57,8 +57,8 @@ Target parse_target(const std::string& text) {
   const boost::urls::url url = *parsed;  // owning copy (architecture rule 6)
   const bool tls = url.scheme_id() == boost::urls::scheme::https;
   if (!tls && url.scheme_id() != boost::urls::scheme::http) {
-    throw error(errc::invalid_argument, "download URL: only http and https are supported, got '" +
-                                            std::string(url.scheme()) + "'");
+    throw error(errc::invalid_argument,
+                "download URL: only http and https are supported, got '" + std::string(url.scheme()) + "'");
   }
   if (url.encoded_host_address().empty()) throw error(errc::invalid_argument, "download URL: no host");
   std::uint16_t port = tls ? 443 : 80;
@@ -156,15 +156,20 @@ AttemptResult finished(Step step, error_code ec, std::string reason, int status 
 }
 
 AttemptResult dropped(const error_code& ec, std::string what) {
-  if (ec == asio::error::operation_aborted) return finished(Step::failed, make_error_code(errc::cancelled), "cancelled");
+  if (ec == asio::error::operation_aborted)
+    return finished(Step::failed, make_error_code(errc::cancelled), "cancelled");
   if (ec == beast::error::timeout) {
     return finished(Step::dropped, make_error_code(errc::timeout), what + ": no data within the read timeout");
   }
   return finished(Step::dropped, make_error_code(errc::connection_failed), what + ": " + ec.message());
 }
 
-bool transient(int status) { return status == 408 || status == 429 || status >= 500; }
-bool url_rejected(int status) { return status == 403 || status == 404 || status == 410; }
+bool transient(int status) {
+  return status == 408 || status == 429 || status >= 500;
+}
+bool url_rejected(int status) {
+  return status == 403 || status == 404 || status == 410;
+}
 
 // Checks the answer's status and headers against what was asked; sets the total and restarts
 // the file on a 200 to a Range request. A result with step `done` means "read the body".
@@ -202,7 +207,8 @@ AttemptResult accept_head(const Parser& parser, const Target& target, bool range
     return AttemptResult();
   }
   const std::string answered = from + " answered HTTP " + std::to_string(status);
-  if (transient(status)) return finished(Step::transient_status, error_for_status(status), answered, status, request_id);
+  if (transient(status))
+    return finished(Step::transient_status, error_for_status(status), answered, status, request_id);
   AttemptResult result = finished(Step::failed, error_for_status(status), answered, status, std::move(request_id));
   result.outcome.url_rejected = url_rejected(status);
   return result;
@@ -216,7 +222,8 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
   tcp.expires_after(transport.read_timeout);
   auto [write_error, written] = co_await asio::async_write(stream, asio::buffer(connection.head), as_tuple_awaitable);
   (void)written;
-  if (write_error) co_return dropped(write_error, "sending the request to " + target.endpoint.host_header() + " failed");
+  if (write_error)
+    co_return dropped(write_error, "sending the request to " + target.endpoint.host_header() + " failed");
 
   bhttp::response_parser<bhttp::buffer_body> parser;
   parser.header_limit(header_limit);
@@ -224,7 +231,8 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
   // its size is checked against Content-Length / Content-Range.
   parser.body_limit(std::numeric_limits<std::uint64_t>::max());
   tcp.expires_after(transport.read_timeout);
-  auto [head_error, head_read] = co_await bhttp::async_read_header(stream, connection.buffer, parser, as_tuple_awaitable);
+  auto [head_error, head_read] =
+      co_await bhttp::async_read_header(stream, connection.buffer, parser, as_tuple_awaitable);
   (void)head_read;
   if (head_error == bhttp::error::header_limit || head_error == bhttp::error::buffer_overflow) {
     co_return finished(Step::failed, make_error_code(errc::response_too_large),
@@ -349,10 +357,8 @@ asio::awaitable<DownloadOutcome> download_to_file(DownloadTransport& transport, 
   for (int status_retries = 0;;) {
     AttemptResult result = co_await attempt(transport, target, state, file, progress);
     switch (result.step) {
-      case Step::done:
-        co_return DownloadOutcome();
-      case Step::failed:
-        co_return std::move(result.outcome);
+      case Step::done: co_return DownloadOutcome();
+      case Step::failed: co_return std::move(result.outcome);
       case Step::transient_status:
         if (status_retries >= request.max_status_retries) co_return std::move(result.outcome);
         ++status_retries;

@@ -242,11 +242,10 @@ CheckpointArchiveUrlResponse RestClient::get_checkpoint_archive_url_from_tinker_
 
 Result<DownloadResult> RestClient::try_download_checkpoint(std::string tinker_path, DownloadOptions options) const {
   using T = DownloadResult;
-  return call_blocking<T>(runtime_, "RestClient::download_checkpoint",
-                          [&](diagnostics& diag, PromiseHandler<T> handler) {
-                            client_->async_download_checkpoint(std::move(tinker_path), std::move(options), diag,
-                                                               std::move(handler));
-                          });
+  return call_blocking<T>(
+      runtime_, "RestClient::download_checkpoint", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_->async_download_checkpoint(std::move(tinker_path), std::move(options), diag, std::move(handler));
+      });
 }
 
 DownloadResult RestClient::download_checkpoint(std::string tinker_path, DownloadOptions options) const {
