@@ -32,6 +32,9 @@ tinker_require(CLI11_FOUND "CLI11 (command-line parser of the tinker CLI)" "libc
 pkg_check_modules(ZSTD QUIET IMPORTED_TARGET libzstd>=1.4)
 tinker_require(ZSTD_FOUND "zstd" "libzstd-dev")
 
+pkg_check_modules(LIBARCHIVE QUIET IMPORTED_TARGET libarchive>=3.4)
+tinker_require(LIBARCHIVE_FOUND "libarchive >= 3.4" "libarchive-dev")
+
 # protobuf is linked statically, and src/wire/proto keeps its symbols out of executables' dynamic
 # symbol tables: libsentencepiece.so carries and exports its own, older protobuf-lite
 # (google::protobuf::*). With libprotobuf.so in the same process the two bind to each other's

@@ -136,14 +136,7 @@ Op<CheckpointArchiveUrlResponse> archive_url_op(RestHolder holder, CheckpointRef
   resolve_checkpoint(ref);
   CheckpointArchiveUrlResponse out;
   if (auto ec = co_await holder->ensure_config(diag)) co_return OperationResult<CheckpointArchiveUrlResponse>(ec, out);
-  api::ArchiveWait wait;
-  wait.interval = holder->timing().archive_build_wait;
-  wait.attempts = holder->timing().archive_build_attempts;
-  wait.still_running_after = 6 * wait.interval;  // 180 s with the spec's 30 s
-  ClientHolder* logger = holder.get();           // the operation keeps the holder alive
-  wait.warn = [logger](const std::string& line) { logger->log(LogLevel::warning, line); };
-  const error_code ec = co_await api::checkpoint_archive_url(holder->http(), ref.run_id, ref.checkpoint_id, wait, out,
-                                                             diag, holder->layer_two());
+  const error_code ec = co_await fetch_archive_url(*holder, ref, out, diag);
   co_return OperationResult<CheckpointArchiveUrlResponse>(ec, std::move(out));
 }
 
@@ -154,6 +147,18 @@ void spawn(RestHolder holder, diagnostics* diag, Handler<T> handler, Function* o
 }
 
 }  // namespace
+
+asio::awaitable<error_code> fetch_archive_url(ClientHolder& holder, const CheckpointRef& ref,
+                                              CheckpointArchiveUrlResponse& out, diagnostics& diag) {
+  api::ArchiveWait wait;
+  wait.interval = holder.timing().archive_build_wait;
+  wait.attempts = holder.timing().archive_build_attempts;
+  wait.still_running_after = 6 * wait.interval;  // 180 s with the spec's 30 s
+  ClientHolder* logger = &holder;                // the caller keeps the holder alive
+  wait.warn = [logger](const std::string& line) { logger->log(LogLevel::warning, line); };
+  co_return co_await api::checkpoint_archive_url(holder.http(), ref.run_id, ref.checkpoint_id, wait, out, diag,
+                                                 holder.layer_two());
+}
 
 void rest_list_all_training_runs(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c) {
   spawn(std::move(h), d, std::move(c), &list_all_training_runs_op, std::move(o));

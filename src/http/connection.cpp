@@ -3,6 +3,7 @@
 #include "http/connection.hpp"
 
 #include "http/ascii.hpp"
+#include "http/connection_stream.hpp"
 #include "http/proxy.hpp"
 #include "http/tls.hpp"
 
@@ -28,31 +29,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
-using TlsStream = asio::ssl::stream<beast::tcp_stream>;
 constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
-
-class Connection final : public PooledConnection {
- public:
-  explicit Connection(beast::tcp_stream&& plain) : plain_(std::move(plain)) {}
-  explicit Connection(std::unique_ptr<TlsStream> tls) : tls_(std::move(tls)) {}
-
-  void close() noexcept override {
-    beast::error_code ignored;
-    tcp().socket().shutdown(tcp::socket::shutdown_both, ignored);
-    tcp().socket().close(ignored);
-  }
-
-  beast::tcp_stream& tcp() { return tls_ ? beast::get_lowest_layer(*tls_) : *plain_; }
-  TlsStream* tls() { return tls_.get(); }
-  beast::tcp_stream* plain() { return plain_ ? &*plain_ : nullptr; }
-
-  beast::flat_buffer buffer;
-  std::string head;  ///< request line and headers of the current exchange, reused
-
- private:
-  std::optional<beast::tcp_stream> plain_;
-  std::unique_ptr<TlsStream> tls_;
-};
 
 boost::system::error_code transport_error(const boost::system::error_code& ec) {
   if (ec == beast::error::timeout) return make_error_code(errc::timeout);

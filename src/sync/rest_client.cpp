@@ -240,6 +240,18 @@ CheckpointArchiveUrlResponse RestClient::get_checkpoint_archive_url_from_tinker_
   return value_or_throw(try_get_checkpoint_archive_url_from_tinker_path(std::move(tinker_path)));
 }
 
+Result<DownloadResult> RestClient::try_download_checkpoint(std::string tinker_path, DownloadOptions options) const {
+  using T = DownloadResult;
+  return call_blocking<T>(
+      runtime_, "RestClient::download_checkpoint", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_->async_download_checkpoint(std::move(tinker_path), std::move(options), diag, std::move(handler));
+      });
+}
+
+DownloadResult RestClient::download_checkpoint(std::string tinker_path, DownloadOptions options) const {
+  return value_or_throw(try_download_checkpoint(std::move(tinker_path), std::move(options)));
+}
+
 Result<WeightsInfoResponse> RestClient::try_get_weights_info_by_tinker_path(std::string tinker_path) const {
   using T = WeightsInfoResponse;
   return call_blocking<T>(

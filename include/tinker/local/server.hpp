@@ -72,7 +72,10 @@ enum class FaultKind {
 enum class RetryAfterForm { none, seconds, http_date, milliseconds };
 
 /// One fault-injection rule. It applies to requests whose path ends with `endpoint` (for example
-/// "retrieve_future", "forward_backward", "training_runs"; "*" matches all of /api/v1/). It fires
+/// "retrieve_future", "forward_backward", "training_runs"; "*" matches all of /api/v1/;
+/// "_downloads" matches the unauthenticated downloads at /_downloads/..., i.e. the signed URLs of
+/// checkpoint archives and trace exports, so reset_mid_body / truncated_body cut an archive
+/// download half-way, also a ranged 206 one). It fires
 /// on the calls listed in `on_calls` (1-based, counted per rule), else with `probability` drawn from
 /// the server's seeded generator, at most `max_fires` times (negative = no limit).
 class FaultRule {
@@ -160,7 +163,9 @@ class RequestRecord {
   std::string content_type;
   std::string content_encoding;
   std::string accept;
-  std::string fault;  ///< name of the fault that fired, if any
+  std::string range;         ///< Range as sent (downloads resume with it)
+  bool credentials = false;  ///< X-API-Key, Authorization or CF-Access-Client-Secret was sent (values never kept)
+  std::string fault;         ///< name of the fault that fired, if any
 };
 
 /// Per model: the seq_ids applied, in the order they were applied.
@@ -206,6 +211,10 @@ class Server {
   void set_faults(std::vector<FaultRule> rules);
   /// Moves the server's clock (TTLs, session expiry, JWT expiry) forward.
   void advance_clock(std::chrono::seconds by);
+  /// Test hook: from now on the archive of the checkpoint `tinker_path` is `tar` (any bytes,
+  /// e.g. a crafted malicious archive), served through the real archive endpoint and signed-URL
+  /// download (Range, faults). Throws tinker::error (invalid_argument) for an unknown checkpoint.
+  void replace_checkpoint_archive(const std::string& tinker_path, std::string tar);
 
  private:
   class Impl;

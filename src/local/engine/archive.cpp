@@ -81,4 +81,14 @@ ArchiveLocation Engine::checkpoint_archive(std::string_view run_id, std::string_
   return ArchiveLocation{token, now + archive_url_lifetime};
 }
 
+void Engine::replace_checkpoint_archive(std::string_view tinker_path, std::string tar) {
+  Impl& impl = *impl_;
+  CheckpointRecord* record = impl.find_checkpoint(std::string(tinker_path));
+  if (record == nullptr) throw HttpError(404, "checkpoint " + std::string(tinker_path) + " not found");
+  const auto expires = impl.clock.now() + archive_url_lifetime;
+  std::string token = impl.ids.token() + ".tar";
+  impl.downloads[token] = Download{"application/x-tar", std::make_shared<const std::string>(std::move(tar)), expires};
+  record->archive_token = std::move(token);
+}
+
 }  // namespace tinker::local

@@ -152,6 +152,9 @@ class Engine {
   void set_checkpoint_ttl(std::string_view run_id, std::string_view checkpoint_id,
                           const SetCheckpointTtlRequest& request, const Principal& who);
   ArchiveLocation checkpoint_archive(std::string_view run_id, std::string_view checkpoint_id, const Principal& who);
+  /// Test hook (Server::replace_checkpoint_archive): the checkpoint at `tinker_path` is served
+  /// as `tar` (any bytes) from now on, under a fresh download token. HttpError 404 when unknown.
+  void replace_checkpoint_archive(std::string_view tinker_path, std::string tar);
   WeightsInfoResponse weights_info(const WeightsInfoRequest& request, const Principal& who) const;
   ListSessionsResponse list_sessions(std::int64_t limit, std::int64_t offset, const Principal& who) const;
   GetSessionResponse get_session(std::string_view session_id, const Principal& who) const;

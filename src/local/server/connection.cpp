@@ -151,6 +151,9 @@ RequestRecord arrival_record(const HttpRequest& request, std::string_view path,
   record.content_type = header("Content-Type");
   record.content_encoding = header("Content-Encoding");
   record.accept = header("Accept");
+  record.range = header("Range");
+  record.credentials =
+      !header("X-API-Key").empty() || !header("Authorization").empty() || !header("CF-Access-Client-Secret").empty();
   return record;
 }
 

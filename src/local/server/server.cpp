@@ -260,4 +260,15 @@ void Server::advance_clock(std::chrono::seconds by) {
   });
 }
 
+void Server::replace_checkpoint_archive(const std::string& tinker_path, std::string tar) {
+  impl_->on_io([this, &tinker_path, &tar] {
+    if (!impl_->frontend) throw error(errc::invalid_configuration, "replace_checkpoint_archive needs a started server");
+    try {
+      impl_->frontend->engine.replace_checkpoint_archive(tinker_path, std::move(tar));
+    } catch (const HttpError& e) {
+      throw error(errc::invalid_argument, e.what());
+    }
+  });
+}
+
 }  // namespace tinker::local

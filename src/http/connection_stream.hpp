@@ -1,0 +1,45 @@
+// The Beast side of a connection made by http::connect(): its streams, for the few src/http
+// translation units that drive Beast themselves (connection.cpp, download.cpp). Beast and
+// OpenSSL: include only from src/http/*.cpp.
+#pragma once
+
+#include "http/pool.hpp"
+#include "http/tls.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tinker::http {
+
+/// What connect() makes: a plain or TLS stream (already tunnelled through a proxy when one
+/// applies, TLS handshake done).
+class Connection final : public PooledConnection {
+ public:
+  explicit Connection(boost::beast::tcp_stream&& plain) : plain_(std::move(plain)) {}
+  explicit Connection(std::unique_ptr<TlsStream> tls) : tls_(std::move(tls)) {}
+
+  void close() noexcept override {
+    boost::system::error_code ignored;
+    tcp().socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+    tcp().socket().close(ignored);
+  }
+
+  boost::beast::tcp_stream& tcp() { return tls_ ? boost::beast::get_lowest_layer(*tls_) : *plain_; }
+  TlsStream* tls() { return tls_.get(); }
+  boost::beast::tcp_stream* plain() { return plain_ ? &*plain_ : nullptr; }
+
+  boost::beast::flat_buffer buffer;
+  std::string head;  ///< request line and headers of the current exchange, reused
+
+ private:
+  std::optional<boost::beast::tcp_stream> plain_;
+  std::unique_ptr<TlsStream> tls_;
+};
+
+}  // namespace tinker::http

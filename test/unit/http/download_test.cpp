@@ -1,0 +1,210 @@
+// The streaming download of src/http/download against a scripted server: TLS verification,
+// no credentials, Range resumption (206 checked, 200 restarts), transient retries, rejected
+// URLs, read timeouts, and Content-Range parsing.
+#include "http/download.hpp"
+
+#include "support/test_server.hpp"
+
+#include <tinker/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace tinker::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using test::ScriptedResponse;
+using test::ScriptedServer;
+using test::ScriptedServerOptions;
+
+std::string pattern(std::size_t size) {
+  std::string out(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<char>(i * 7 % 253);
+  return out;
+}
+
+ScriptedResponse binary(int status, std::string body) {
+  ScriptedResponse response(status, std::move(body));
+  response.content_type = "application/x-tar";
+  return response;
+}
+
+class Download : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device seed;
+    file = fs::temp_directory_path() / ("tinker-download-unit-" + std::to_string(seed()));
+  }
+  void TearDown() override { fs::remove(file); }
+
+  DownloadOutcome fetch(const std::string& url, DownloadState& state, int max_resumes = 3) {
+    DownloadRequest request(url, file);
+    request.max_resumes = max_resumes;
+    request.retry_delay = std::chrono::milliseconds(1);
+    auto clock = make_system_clock(io.get_executor());
+    return test::run_until_done(io, download_to_file(transport, *clock, request, state));
+  }
+  std::string on_disk() const {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+
+  asio::io_context io;
+  DownloadTransport transport;
+  fs::path file;
+};
+
+TEST_F(Download, HttpsWithTheTrustedCaSendsNoCredentials) {
+  ScriptedServerOptions options;
+  options.tls = true;
+  ScriptedServer server(options);
+  const std::string body = pattern(200'000);
+  server.push(binary(200, body));
+  transport.tls.ca_file = server.ca_file();
+  DownloadState state;
+  const DownloadOutcome outcome = fetch(server.url_with_host("localhost") + "/blob.tar?sig=secret", state);
+  ASSERT_FALSE(outcome.error) << outcome.reason;
+  EXPECT_EQ(on_disk(), body);
+  EXPECT_EQ(state.total, std::optional<std::uint64_t>(body.size()));
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].target, "/blob.tar?sig=secret");
+  EXPECT_FALSE(requests[0].header("x-api-key"));
+  EXPECT_FALSE(requests[0].header("authorization"));
+  EXPECT_FALSE(requests[0].header("range"));
+}
+
+TEST_F(Download, AnUntrustedCertificateIsATlsErrorWithoutRetries) {
+  ScriptedServerOptions options;
+  options.tls = true;
+  ScriptedServer server(options);
+  DownloadState state;
+  const DownloadOutcome outcome = fetch(server.url_with_host("localhost") + "/blob.tar", state);
+  EXPECT_EQ(outcome.error, errc::tls_error);
+  EXPECT_EQ(server.connections_accepted(), 1u);
+  EXPECT_EQ(state.resumes, 0);
+}
+
+TEST_F(Download, A200ToARangeRequestRestartsFromZero) {
+  ScriptedServer server;
+  const std::string body = pattern(100'000);
+  ScriptedResponse cut = binary(200, body);
+  cut.truncate = true;
+  server.push(cut);
+  server.push(binary(200, body));  // ignores Range
+  DownloadState state;
+  const DownloadOutcome outcome = fetch(server.base_url() + "/a.tar", state);
+  ASSERT_FALSE(outcome.error) << outcome.reason;
+  EXPECT_EQ(on_disk(), body);
+  EXPECT_EQ(state.resumes, 1);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  ASSERT_TRUE(requests[1].header("range"));
+  EXPECT_NE(*requests[1].header("range"), "bytes=0-");
+}
+
+TEST_F(Download, A206IsAcceptedOnlyWhereTheFileStops) {
+  ScriptedServer server;
+  const std::string body = pattern(10'000);
+  ScriptedResponse cut = binary(200, body);
+  cut.truncate = true;
+  server.push(cut);
+  ScriptedResponse wrong = binary(206, body.substr(0, 100));
+  wrong.headers.emplace_back("Content-Range", "bytes 0-99/10000");
+  server.push(wrong);
+  DownloadState state;
+  const DownloadOutcome outcome = fetch(server.base_url() + "/a.tar", state);
+  EXPECT_EQ(outcome.error, errc::protocol_error);
+  EXPECT_NE(outcome.reason.find("bytes 0-99/10000"), std::string::npos) << outcome.reason;
+}
+
+TEST_F(Download, TransientStatusesAreRetriedAndRejectedUrlsReported) {
+  ScriptedServer server;
+  server.push(binary(503, "busy"));
+  server.push(binary(429, "slow down"));
+  server.push(binary(200, "payload"));
+  DownloadState state;
+  DownloadOutcome outcome = fetch(server.base_url() + "/a.tar", state);
+  ASSERT_FALSE(outcome.error) << outcome.reason;
+  EXPECT_EQ(on_disk(), "payload");
+
+  server.push(binary(403, "expired"));
+  DownloadState fresh;
+  outcome = fetch(server.base_url() + "/a.tar?X-Sig=abc", fresh);
+  EXPECT_EQ(outcome.error, errc::permission_denied);
+  EXPECT_TRUE(outcome.url_rejected);
+  EXPECT_EQ(outcome.http_status, 403);
+  EXPECT_EQ(outcome.reason.find("X-Sig"), std::string::npos) << "the signature stays out of messages";
+}
+
+TEST_F(Download, ASilentServerTimesOutAsADroppedConnection) {
+  ScriptedServer server;
+  ScriptedResponse silent;
+  silent.no_response = true;
+  server.push(silent);
+  transport.read_timeout = std::chrono::milliseconds(100);
+  DownloadState state;
+  const DownloadOutcome outcome = fetch(server.base_url() + "/a.tar", state, 0);
+  EXPECT_EQ(outcome.error, errc::timeout);
+  EXPECT_EQ(state.resumes, 0);
+}
+
+TEST_F(Download, OutOfResumesWithAKnownTotalNamesTheSizes) {
+  ScriptedServer server;
+  ScriptedResponse cut = binary(200, pattern(5000));
+  cut.truncate = true;
+  server.set_default_response(cut);
+  DownloadState state;
+  const DownloadOutcome outcome = fetch(server.base_url() + "/a.tar", state, 2);
+  EXPECT_EQ(outcome.error, errc::request_failed);
+  EXPECT_NE(outcome.reason.find(" of 5000 bytes"), std::string::npos) << outcome.reason;
+  EXPECT_EQ(state.resumes, 2);
+}
+
+TEST_F(Download, TheHandlersSlotCancels) {
+  ScriptedServer server;
+  ScriptedResponse silent;
+  silent.no_response = true;
+  server.push(silent);
+  DownloadRequest request(server.base_url() + "/a.tar", file);
+  auto clock = make_system_clock(io.get_executor());
+  DownloadState state;
+  asio::cancellation_signal signal;
+  auto future = asio::co_spawn(io, download_to_file(transport, *clock, request, state),
+                               asio::bind_cancellation_slot(signal.slot(), asio::use_future));
+  while (server.request_count() == 0) io.run_one_for(std::chrono::milliseconds(10));
+  signal.emit(asio::cancellation_type::terminal);
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_EQ(future.get().error, errc::cancelled);
+}
+
+TEST(ContentRange, Parses) {
+  const auto range = parse_content_range("bytes 10-19/100");
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->first, 10u);
+  EXPECT_EQ(range->last, 19u);
+  EXPECT_EQ(range->total, std::optional<std::uint64_t>(100));
+  EXPECT_FALSE(parse_content_range("bytes 10-19/*")->total);
+  EXPECT_FALSE(parse_content_range("bytes 19-10/100"));
+  EXPECT_FALSE(parse_content_range("items 0-1/2"));
+  EXPECT_FALSE(parse_content_range("bytes 0-1/2x"));
+  EXPECT_FALSE(parse_content_range("bytes -1/2"));
+}
+
+}  // namespace
+}  // namespace tinker::http
