@@ -90,6 +90,7 @@ class CliTest : public SyncService {
     env.input = &in;
     env.input_is_terminal = terminal;
     env.interrupted = std::move(interrupted);
+    env.error_is_terminal = error_is_terminal;
     std::ostringstream out;
     std::ostringstream err;
     CliResult result;
@@ -98,6 +99,9 @@ class CliTest : public SyncService {
     result.err = err.str();
     return result;
   }
+
+  /// Whether the CLI may draw progress bars on its error stream.
+  bool error_is_terminal = false;
 
   CliRun make_run(sync::ServiceClient& service, const std::vector<std::string>& names) const {
     sync::TrainingClient training = service.create_lora_training_client(std::string(tiny_model), 4);
