@@ -10,6 +10,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/string_view.hpp>
 
+#include <charconv>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -53,7 +54,9 @@ EventCells cells_of(const billing::EventInfo& info) {
     c.count = std::to_string(k->count);
   } else if (const auto* g = std::get_if<billing::Storage>(&info)) {
     c.type = "storage";
-    c.gigabyte_hours = std::to_string(g->gigabyte_hours);
+    char buf[32];
+    const auto written = std::to_chars(buf, buf + sizeof buf, g->gigabyte_hours);  // shortest round trip
+    c.gigabyte_hours.assign(buf, written.ptr);
   }
   return c;
 }
