@@ -25,6 +25,7 @@
 #include <chrono>
 #include <exception>
 #include <istream>
+#include <memory>
 #include <ostream>
 
 namespace tinker::cli {
@@ -97,45 +98,57 @@ void print_error(std::ostream& err, const error& e) {
   }
 }
 
-// Emits a terminal cancellation into the command once the environment reports Ctrl-C; ends when
-// the command has finished (`*done`). Polling keeps signal handling out of this library: the
-// program's SIGINT handler only sets a flag.
-asio::awaitable<void> watch_interrupt(const CliEnvironment* env, asio::cancellation_signal* signal, const bool* done) {
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  while (!*done) {
+// The state of one command run, on the io thread.
+class RunState {
+ public:
+  explicit RunState(asio::io_context& io) : watch_timer(io) {}
+  bool done = false;
+  std::exception_ptr failure;
+  asio::cancellation_signal cancel;
+  asio::steady_timer watch_timer;  // paces watch_interrupt; cancelled when the command ends
+};
+
+// Emits a terminal cancellation into the command once the environment reports Ctrl-C; ends with
+// the command. Polling keeps signal handling out of this library: the program's SIGINT handler
+// only sets a flag.
+asio::awaitable<void> watch_interrupt(const CliEnvironment* env, RunState* state) {
+  while (!state->done) {
     if (env->interrupted()) {
-      signal->emit(asio::cancellation_type::terminal);
+      state->cancel.emit(asio::cancellation_type::terminal);
       co_return;
     }
-    timer.expires_after(std::chrono::milliseconds(50));
-    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    state->watch_timer.expires_after(std::chrono::milliseconds(50));
+    co_await state->watch_timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 
 class Finished {
  public:
-  Finished(bool* done, std::exception_ptr* failure) : done_(done), failure_(failure) {}
+  explicit Finished(RunState* state) : state_(state) {}
   void operator()(std::exception_ptr e) const {
-    *failure_ = std::move(e);
-    *done_ = true;
+    state_->failure = std::move(e);
+    state_->done = true;
+    state_->watch_timer.cancel();
   }
 
  private:
-  bool* done_;
-  std::exception_ptr* failure_;
+  RunState* state_;
 };
 
 // Runs the command to completion on a fresh io_context; rethrows its failure.
 void execute(const Action& action, Format format, std::ostream& out, std::ostream& err, const CliEnvironment& env) {
   asio::io_context io;
-  Context context(format, out, err, env, io.get_executor());
-  asio::cancellation_signal cancel;
-  bool done = false;
-  std::exception_ptr failure;
-  asio::co_spawn(io, action(context), asio::bind_cancellation_slot(cancel.slot(), Finished(&done, &failure)));
-  if (env.interrupted) asio::co_spawn(io, watch_interrupt(&env, &cancel, &done), asio::detached);
-  while (!done) io.run_one();
-  if (failure) std::rethrow_exception(failure);
+  RunState state(io);
+  auto context = std::make_unique<Context>(format, out, err, env, io.get_executor());
+  asio::co_spawn(io, action(*context), asio::bind_cancellation_slot(state.cancel.slot(), Finished(&state)));
+  if (env.interrupted) asio::co_spawn(io, watch_interrupt(&env, &state), asio::detached);
+  while (!state.done) io.run_one();
+  // The client goes first (it stops its pools and timers), then whatever work is still
+  // outstanding finishes (e.g. a helper thread handing back its last completion) before the
+  // io_context is destroyed. Bounded, so a lingering timer cannot hang the program.
+  context.reset();
+  io.run_for(std::chrono::seconds(10));
+  if (state.failure) std::rethrow_exception(state.failure);
 }
 
 int version_command(Format format, std::ostream& out) {
