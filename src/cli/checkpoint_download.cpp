@@ -6,6 +6,8 @@
 #include "cli/transfer.hpp"
 
 #include <tinker/async.hpp>
+#include <tinker/download.hpp>
+#include <tinker/error.hpp>
 
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
@@ -67,6 +69,12 @@ asio::awaitable<void> checkpoint_download(Context& context, DownloadCommandOptio
   DownloadResult result;
   try {
     result = co_await context.rest().async_download_checkpoint(command.path, options, use_awaitable);
+  } catch (const error& e) {
+    bar->finish();
+    // The SDK's "already exists" (no request made), in the command line's terms.
+    if (e.code() != errc::conflict || e.diag().http_status != 0) throw;
+    const std::filesystem::path target = std::filesystem::path(command.output_dir) / download_target_name(command.path);
+    throw CliError(target.string() + " already exists; pass --force to replace it");
   } catch (...) {
     bar->finish();
     throw;

@@ -22,6 +22,7 @@
 #include <boost/json/object.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <exception>
 #include <istream>
@@ -41,6 +42,12 @@ const ClientOptions& Context::client_options() {
   if (!options_) {
     const ClientOptions::EnvLookup no_variables = [](std::string_view) { return std::optional<std::string>(); };
     options_ = ClientOptions::from_environment(env.lookup ? env.lookup : no_variables);
+    // Choice: someone is waiting at a terminal, so a service that cannot be reached fails the
+    // command within about half a minute instead of the SDK's 5-minute call budget (retries
+    // honour Retry-After as usual; the archive's "still building" wait is separate).
+    options_->retry.max_retries = 3;
+    options_->retry.call_budget = std::chrono::seconds(20);
+    options_->retry.call_max_delay = std::chrono::seconds(8);
   }
   return *options_;
 }
