@@ -22,7 +22,7 @@ class DownloadProgress {
 
   std::uint64_t bytes_done = 0;              ///< archive bytes on disk so far
   std::optional<std::uint64_t> bytes_total;  ///< from Content-Length / Content-Range; empty when unknown
-  int resumes = 0;                           ///< HTTP Range resumptions so far
+  int resumes = 0;                           ///< GETs re-issued after a dropped connection so far
 };
 
 class DownloadOptions {
@@ -38,10 +38,13 @@ class DownloadOptions {
   bool force = false;
   /// Keep the downloaded `.tar` beside the target instead of extracting it.
   bool keep_archive_only = false;
-  /// Range resumptions allowed after the connection drops mid-body (0: none).
+  /// Range resumptions allowed after the connection drops mid-body (0: none). A dropped
+  /// connection or timed-out read (ClientOptions::timeouts.request per 64 KiB read) with none
+  /// left fails: errc::request_failed naming the sizes when the total is known.
   int max_resumes = 5;
   /// Called on the client's io thread whenever bytes arrive (at most every 64 KiB or 100 ms),
-  /// and once at the end. Must not block.
+  /// and once at the end. Must not block. bytes_done never decreases, except back to 0 when a
+  /// server ignores a Range request and the download restarts.
   std::function<void(const DownloadProgress&)> on_progress;
 };
 
@@ -51,7 +54,7 @@ class DownloadResult {
 
   std::filesystem::path path;       ///< the extracted directory (or the .tar with keep_archive_only)
   std::uint64_t archive_bytes = 0;  ///< size of the archive, verified against the server's length
-  int resumes = 0;                  ///< Range resumptions that were needed
+  int resumes = 0;                  ///< GETs re-issued after a dropped connection (Range when bytes were on disk)
   std::vector<std::string> files;   ///< extracted regular files, relative to `path`, sorted
 };
 

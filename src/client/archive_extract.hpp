@@ -10,7 +10,7 @@
 
 namespace tinker::detail {
 
-/// Extracts the tar (or compressed tar) at `archive` into `directory`, which must not exist yet
+/// Extracts the tar (plain or gzip-compressed) at `archive` into `directory`, which must not exist yet
 /// (it is created). Only regular files and directories are accepted; the whole archive is
 /// refused with tinker::error (invalid_argument, naming the entry) for an absolute path, a `..`
 /// component, a symbolic or hard link, a device, fifo or socket, an entry that appears twice, or
