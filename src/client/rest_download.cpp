@@ -145,13 +145,16 @@ asio::awaitable<void> off_io_thread(std::function<void()> work) {
   std::exception_ptr* failure_slot = &failure;  // the frame outlives the job: we wait for it
   auto initiation = [io, failure_slot](auto handler, std::function<void()> job) {
     auto tracked = asio::prefer(io, asio::execution::outstanding_work.tracked);
-    asio::post(blocking_pool(), [handler = std::move(handler), job = std::move(job), tracked, failure_slot]() mutable {
+    asio::post(blocking_pool(), [handler = std::move(handler), job = std::move(job), tracked = std::move(tracked), io,
+                                 failure_slot]() mutable {
       try {
         job();
       } catch (...) {
         *failure_slot = std::current_exception();
       }
-      asio::post(tracked, std::move(handler));
+      // The work guard travels with the completion and is released on the io thread: were it
+      // released here, after the post, the io_context could already be gone.
+      asio::post(io, [handler = std::move(handler), work = std::move(tracked)]() mutable { std::move(handler)(); });
     });
   };
   co_await asio::async_initiate<const asio::use_awaitable_t<>, void()>(initiation, asio::use_awaitable,

@@ -26,7 +26,7 @@ class TarBuilder {
     std::snprintf(header + 124, 12, "%011llo", static_cast<unsigned long long>(type == '0' ? data.size() : 0));
     std::snprintf(header + 136, 12, "%011o", 0u);
     header[156] = type;
-    std::memcpy(header + 157, link.data(), std::min<std::size_t>(link.size(), 100));
+    if (!link.empty()) std::memcpy(header + 157, link.data(), std::min<std::size_t>(link.size(), 100));
     std::memcpy(header + 257, "ustar", 6);
     std::memcpy(header + 263, "00", 2);
     std::memset(header + 148, ' ', 8);
