@@ -82,6 +82,20 @@ boost::system::error_code SampleRetryHandler::stuck_error(diagnostics& diag) con
   return make_error_code(errc::timeout);
 }
 
+SampleRetryHandler::Watch::~Watch() {
+  if (handler_ == nullptr) return;
+  handler_->watched_.erase(position_);
+  if (handler_->watched_.empty()) handler_->disarm_watchdog();  // an armed timer keeps io_context::run() busy
+}
+
+void SampleRetryHandler::watch(Watch& watch, asio::cancellation_signal& signal) {
+  if (!progress_timeout_ || watch.handler_ != nullptr) return;
+  watch.handler_ = this;
+  watch.entry_.signal = &signal;
+  watch.position_ = watched_.insert(watched_.end(), &watch.entry_);
+  arm_watchdog();
+}
+
 void SampleRetryHandler::arm_watchdog() {
   if (watchdog_armed_ || !progress_timeout_) return;
   watchdog_armed_ = true;
@@ -107,10 +121,10 @@ void SampleRetryHandler::on_watchdog(boost::system::error_code ec) {
     return;
   }
   // Cancelling an operation never completes it inside emit(), but copy the list anyway.
-  const std::vector<Watched*> stuck_now(watched_.begin(), watched_.end());
-  for (Watched* watched : stuck_now) {
-    watched->stuck = true;
-    watched->signal.emit(asio::cancellation_type::terminal);
+  const std::vector<Watch::Entry*> stuck_now(watched_.begin(), watched_.end());
+  for (Watch::Entry* entry : stuck_now) {
+    entry->stuck = true;
+    entry->signal->emit(asio::cancellation_type::terminal);
   }
 }
 

@@ -84,6 +84,34 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   std::optional<std::chrono::milliseconds> progress_timeout() const noexcept { return progress_timeout_; }
   std::int64_t in_flight() const noexcept { return in_flight_; }
 
+  /// An operation under the stuck detector's watch from construction to destruction: when no
+  /// progress was made for the progress timeout, the watchdog marks it stuck and emits a
+  /// terminal cancellation on `signal` (which must outlive the watch). An empty watch (no
+  /// stuck detection) is never stuck.
+  class Watch {
+   public:
+    Watch() = default;
+    Watch(const Watch&) = delete;
+    Watch& operator=(const Watch&) = delete;
+    ~Watch();
+    bool stuck() const noexcept { return entry_.stuck; }
+
+   private:
+    friend class SampleRetryHandler;
+    class Entry {
+     public:
+      boost::asio::cancellation_signal* signal = nullptr;
+      bool stuck = false;
+    };
+    SampleRetryHandler* handler_ = nullptr;
+    Entry entry_;
+    std::list<Entry*>::iterator position_;
+  };
+
+  /// Puts an operation cancelled through `signal` under watch (a no-op without stuck detection).
+  /// io thread only; the watch must not outlive the handler.
+  void watch(Watch& watch, boost::asio::cancellation_signal& signal);
+
   /// Runs `operation`, racing it against the stuck detector: nullopt when no progress was made
   /// for the progress timeout first (the operation is then cancelled and finished before this
   /// returns). An exception of the operation (cancellation) is rethrown.
@@ -96,13 +124,6 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
 
  private:
   friend class RetrySlot;
-  /// One operation under watch: the watchdog cancels it through `signal`.
-  class Watched {
-   public:
-    boost::asio::cancellation_signal signal;
-    bool stuck = false;
-  };
-
   void leave() noexcept;
   void arm_watchdog();
   void disarm_watchdog();
@@ -116,7 +137,7 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   std::function<double()> random_unit_;
   std::int64_t in_flight_ = 0;
   Clock::time_point last_progress_ = Clock::now();
-  std::list<Watched*> watched_;  ///< operations in run_watched now
+  std::list<Watch::Entry*> watched_;  ///< operations under watch now
   boost::asio::steady_timer watchdog_;
   bool watchdog_armed_ = false;
 };
@@ -126,30 +147,30 @@ boost::asio::awaitable<std::optional<T>> SampleRetryHandler::run_watched(boost::
   namespace asio = boost::asio;
   if (!progress_timeout_) co_return co_await std::move(operation);
   if (stuck()) co_return std::nullopt;  // never started: the deadline had passed already
-  Watched watched;
-  const auto position = watched_.insert(watched_.end(), &watched);
-  arm_watchdog();
   // The operation runs as its own coroutine so the watchdog can cancel it through `signal`; a
   // cancellation of the caller is forwarded to it.
-  asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
-  asio::cancellation_slot caller = state.slot();
-  if (caller.is_connected()) {
-    caller.assign([&watched](asio::cancellation_type type) { watched.signal.emit(type); });
-  }
-  const asio::any_io_executor executor = co_await asio::this_coro::executor;
-  std::exception_ptr failure;
+  asio::cancellation_signal signal;
   std::optional<T> result;
-  try {
-    auto token = asio::bind_cancellation_slot(watched.signal.slot(), asio::use_awaitable);
-    T value = co_await asio::co_spawn(executor, std::move(operation), token);
-    result.emplace(std::move(value));
-  } catch (...) {
-    failure = std::current_exception();
+  std::exception_ptr failure;
+  {
+    Watch watched;
+    watch(watched, signal);
+    asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
+    asio::cancellation_slot caller = state.slot();
+    if (caller.is_connected()) {
+      caller.assign([&signal](asio::cancellation_type type) { signal.emit(type); });
+    }
+    const asio::any_io_executor executor = co_await asio::this_coro::executor;
+    try {
+      auto token = asio::bind_cancellation_slot(signal.slot(), asio::use_awaitable);
+      T value = co_await asio::co_spawn(executor, std::move(operation), token);
+      result.emplace(std::move(value));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    if (caller.is_connected()) caller.clear();
+    if (watched.stuck()) co_return std::nullopt;
   }
-  if (caller.is_connected()) caller.clear();
-  watched_.erase(position);
-  if (watched_.empty()) disarm_watchdog();  // an armed timer would keep io_context::run() busy
-  if (watched.stuck) co_return std::nullopt;
   if (failure) std::rethrow_exception(failure);
   co_return result;
 }

@@ -77,18 +77,25 @@ asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperatio
   }
 }
 
+// The poll runs inside this task (no coroutine of its own for the watch): the stuck detector
+// cancels the whole task through its control, and a watch that turned stuck says why.
 asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
-                                        SampleOperation op, UntypedAPIFuture ticket, ResultDecoder decode) {
+                                        std::shared_ptr<TaskControl> control, SampleOperation op,
+                                        UntypedAPIFuture ticket, ResultDecoder decode) {
   client::SampleRetryHandler& retry = *s->retry;
   for (;;) {
     client::PollRequest poll = sample_poll_request(*s, op, ticket);
     attach(poll, *s->holder, core);
-    auto polling = client::poll_future(s->holder->http(), std::move(poll));
     std::optional<client::PollOutcome> outcome;
-    if (op.layer_three) {
-      outcome = co_await retry.run_watched(std::move(polling));
-    } else {
-      outcome = co_await std::move(polling);
+    {
+      client::SampleRetryHandler::Watch watch;
+      if (op.layer_three && retry.stuck()) {
+        outcome.reset();  // the deadline had passed already: never polled
+      } else {
+        if (op.layer_three) retry.watch(watch, control->signal);
+        client::PollOutcome polled = co_await client::poll_future(s->holder->http(), std::move(poll));
+        if (!watch.stuck()) outcome = std::move(polled);
+      }
     }
     if (!outcome) {
       diagnostics diag;

@@ -32,7 +32,7 @@ namespace tinker::http {
 namespace {
 
 namespace asio = boost::asio;
-using Outcome = std::tuple<boost::system::error_code, Response>;
+using Outcome = HttpClient::Outcome;
 
 // A parsed base or absolute URL: where to connect and the path prefix to put in front.
 class Target {
@@ -102,6 +102,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   static asio::awaitable<Outcome> send(std::shared_ptr<Impl> self, Request request, diagnostics* diag);
+  asio::awaitable<Outcome> send_guarded(const Request& request, diagnostics* diag);
   void start_sweeper();
   void shutdown();
   PoolStats stats(PoolKind kind) const;
@@ -112,7 +113,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   Clock& clock() const noexcept { return *clock_; }
 
  private:
-  asio::awaitable<Outcome> send_with_retries(Request& request, diagnostics* diag);
+  asio::awaitable<Outcome> send_with_retries(const Request& request, diagnostics* diag);
   asio::awaitable<ExchangeResult> attempt(const Target& target, const WireRequest& wire, ExchangeLimits limits,
                                           PoolKind kind);
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
@@ -185,6 +186,10 @@ std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool 
 // for line breaks here, before any connection is taken (header injection).
 std::string HttpClient::Impl::call_header_lines(const Request& request, std::chrono::milliseconds timeout) {
   std::string lines;
+  // One allocation: the fixed names and values take well under 256 bytes.
+  std::size_t extra = 256 + request.accept.size() + request.content_type.size() + request.idempotency_key.size();
+  for (const Header& header : request.headers) extra += header.name.size() + header.value.size() + 4;
+  lines.reserve(extra);
   const auto add = [&lines](std::string_view name, std::string_view value) {
     if (!is_safe_header(name, value)) {
       throw error(errc::invalid_argument, "request header '" + std::string(name) + "' contains a line break");
@@ -272,7 +277,17 @@ void HttpClient::Impl::set_credential(Secret credential) {
   }
 }
 
-asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, diagnostics* diag) {
+asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(const Request& original, diagnostics* diag) {
+  // The caller's request stays untouched (layer 2 re-sends it): a copy only when it needs an
+  // idempotency key or compression.
+  std::optional<Request> adjusted;
+  const bool needs_key = original.method != Method::get && original.idempotency_key.empty();
+  if (needs_key || original.compress_zstd) {
+    adjusted.emplace(original);
+    if (needs_key) adjusted->idempotency_key = new_idempotency_key();
+    if (adjusted->compress_zstd) adjusted->body = zstd_compress(adjusted->body);
+  }
+  const Request& request = adjusted ? *adjusted : original;
   const bool absolute = is_absolute_url(request.path);
   Target absolute_target;
   std::string absolute_header_lines;
@@ -283,8 +298,6 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, d
   const Target& target = absolute ? absolute_target : base_;
   const std::string_view header_lines = absolute ? std::string_view(absolute_header_lines) : base_header_lines_;
   const std::string target_path = absolute ? absolute_target.path : join_path(base_.path, request.path);
-  if (request.method != Method::get && request.idempotency_key.empty()) request.idempotency_key = new_idempotency_key();
-  if (request.compress_zstd) request.body = zstd_compress(request.body);
   ExchangeLimits limits;
   limits.timeout = request.timeout.value_or(options_.timeouts.request);
   limits.max_body = options_.limits.max_response_body;
@@ -325,14 +338,26 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, d
   }
 }
 
-// The coroutine behind async_send. It owns the request and keeps the client alive; exceptions
-// (pool cancellation, bad URLs or headers) become error codes.
+// The coroutine behind async_send. It owns the request and keeps the client alive.
 asio::awaitable<Outcome> HttpClient::Impl::send(std::shared_ptr<Impl> self, Request request, diagnostics* diag) {
+  co_return co_await self->send_guarded(request, diag);
+}
+
+// Exceptions (pool cancellation, bad URLs or headers) become error codes.
+asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, diagnostics* diag) {
   try {
-    co_return co_await self->send_with_retries(request, diag);
+    co_return co_await send_with_retries(request, diag);
   } catch (const error& e) {
     if (diag != nullptr) *diag = e.diag();
     co_return Outcome{e.code(), Response()};
+  } catch (const boost::system::system_error& e) {
+    // A co_await that starts after the caller's coroutine was cancelled throws operation_aborted.
+    const bool aborted = e.code() == asio::error::operation_aborted;
+    if (diag != nullptr) {
+      diag->clear();
+      diag->message = aborted ? std::string("the request was cancelled") : std::string(e.what());
+    }
+    co_return Outcome{aborted ? make_error_code(errc::cancelled) : make_error_code(errc::invalid_argument), Response()};
   } catch (const std::exception& e) {
     if (diag != nullptr) {
       diag->clear();
@@ -400,6 +425,11 @@ void HttpClient::async_send(Request request, diagnostics* diag, Handler handler)
   };
   asio::co_spawn(impl_->executor_, Impl::send(impl_, std::move(request), diag),
                  asio::bind_cancellation_slot(slot, std::move(completion)));
+}
+
+// Not a coroutine itself (one frame less per request): the caller's HttpClient keeps impl_ alive.
+asio::awaitable<HttpClient::Outcome> HttpClient::send(const Request& request, diagnostics* diag) {
+  return impl_->send_guarded(request, diag);
 }
 
 PoolStats HttpClient::stats(PoolKind kind) const {
