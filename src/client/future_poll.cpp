@@ -249,6 +249,19 @@ class PollLoop {
 
 }  // namespace
 
+namespace {
+
+// Out of line: locals of the poll coroutine take heap for as long as the result is pending.
+PollOutcome exception_outcome(const PollRequest& request, boost::system::error_code ec, const char* what) {
+  PollOutcome outcome;
+  outcome.error = ec;
+  outcome.diag.request_id = request.request_id;
+  outcome.diag.message = "waiting for future " + request.request_id + ": " + what;
+  return outcome;
+}
+
+}  // namespace
+
 // One coroutine for the whole loop (each frame of a pending poll is heap held per request).
 asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest request) {
   std::shared_ptr<PollProgress> progress = request.progress;
@@ -281,17 +294,10 @@ asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest r
   } catch (const boost::system::system_error& e) {
     // asio throws operation_aborted from a co_await that starts after the coroutine was
     // cancelled (between two polls).
-    PollOutcome outcome;
-    outcome.error = e.code() == asio::error::operation_aborted ? make_error_code(errc::cancelled) : e.code();
-    outcome.diag.request_id = request.request_id;
-    outcome.diag.message = "waiting for future " + request.request_id + ": " + e.what();
-    co_return outcome;
+    const bool aborted = e.code() == asio::error::operation_aborted;
+    co_return exception_outcome(request, aborted ? make_error_code(errc::cancelled) : e.code(), e.what());
   } catch (const std::exception& e) {
-    PollOutcome outcome;
-    outcome.error = make_error_code(errc::invalid_argument);
-    outcome.diag.request_id = request.request_id;
-    outcome.diag.message = "waiting for future " + request.request_id + ": " + e.what();
-    co_return outcome;
+    co_return exception_outcome(request, make_error_code(errc::invalid_argument), e.what());
   }
 }
 
