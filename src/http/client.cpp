@@ -118,7 +118,8 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
                                           PoolKind kind);
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
   std::string fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const;
-  static std::string call_header_lines(const Request& request, std::chrono::milliseconds timeout);
+  static std::string call_header_lines(const Request& request, std::string_view idempotency_key,
+                                       std::chrono::milliseconds timeout);
   const PoolLimits& limits_for(PoolKind kind) const;
   void fail(diagnostics* diag, const ExchangeResult& result) const;
   void redact_previous_credentials(diagnostics& diag) const;
@@ -184,10 +185,11 @@ std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool 
 
 // The headers that stay the same for every attempt of one call, formatted once. Each is checked
 // for line breaks here, before any connection is taken (header injection).
-std::string HttpClient::Impl::call_header_lines(const Request& request, std::chrono::milliseconds timeout) {
+std::string HttpClient::Impl::call_header_lines(const Request& request, std::string_view idempotency_key,
+                                                std::chrono::milliseconds timeout) {
   std::string lines;
   // One allocation: the fixed names and values take well under 256 bytes.
-  std::size_t extra = 256 + request.accept.size() + request.content_type.size() + request.idempotency_key.size();
+  std::size_t extra = 256 + request.accept.size() + request.content_type.size() + idempotency_key.size();
   for (const Header& header : request.headers) extra += header.name.size() + header.value.size() + 4;
   lines.reserve(extra);
   const auto add = [&lines](std::string_view name, std::string_view value) {
@@ -199,7 +201,7 @@ std::string HttpClient::Impl::call_header_lines(const Request& request, std::chr
   add("Accept", request.accept);
   if (!request.content_type.empty()) add("Content-Type", request.content_type);
   if (request.compress_zstd) add("Content-Encoding", "zstd");
-  if (request.method != Method::get) add("X-Idempotency-Key", request.idempotency_key);
+  if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
   add("x-stainless-read-timeout", seconds_text(timeout));
   for (const Header& header : request.headers) add(header.name, header.value);
   return lines;
@@ -277,33 +279,34 @@ void HttpClient::Impl::set_credential(Secret credential) {
   }
 }
 
-asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(const Request& original, diagnostics* diag) {
-  // The caller's request stays untouched (layer 2 re-sends it): a copy only when it needs an
-  // idempotency key or compression.
-  std::optional<Request> adjusted;
-  const bool needs_key = original.method != Method::get && original.idempotency_key.empty();
-  if (needs_key || original.compress_zstd) {
-    adjusted.emplace(original);
-    if (needs_key) adjusted->idempotency_key = new_idempotency_key();
-    if (adjusted->compress_zstd) adjusted->body = zstd_compress(adjusted->body);
+asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(const Request& request, diagnostics* diag) {
+  // The caller's request stays untouched (layer 2 re-sends it); a generated idempotency key and
+  // a compressed body are locals (this frame is heap held while the request is in flight).
+  std::string generated_key;
+  std::string_view idempotency_key = request.idempotency_key;
+  if (request.method != Method::get && idempotency_key.empty()) {
+    generated_key = new_idempotency_key();
+    idempotency_key = generated_key;
   }
-  const Request& request = adjusted ? *adjusted : original;
-  const bool absolute = is_absolute_url(request.path);
-  Target absolute_target;
+  std::string compressed_body;
+  if (request.compress_zstd) compressed_body = zstd_compress(request.body);
+  const std::string_view body = request.compress_zstd ? std::string_view(compressed_body) : request.body;
+  std::unique_ptr<Target> absolute_target;  // storage downloads only
   std::string absolute_header_lines;
-  if (absolute) {
-    absolute_target = parse_url(request.path);
-    absolute_header_lines = fixed_header_lines(absolute_target.endpoint, /*with_credentials=*/false);
+  if (is_absolute_url(request.path)) {
+    absolute_target = std::make_unique<Target>(parse_url(request.path));
+    absolute_header_lines = fixed_header_lines(absolute_target->endpoint, /*with_credentials=*/false);
   }
-  const Target& target = absolute ? absolute_target : base_;
-  const std::string_view header_lines = absolute ? std::string_view(absolute_header_lines) : base_header_lines_;
-  const std::string target_path = absolute ? absolute_target.path : join_path(base_.path, request.path);
+  const Target& target = absolute_target ? *absolute_target : base_;
+  const std::string_view header_lines =
+      absolute_target ? std::string_view(absolute_header_lines) : std::string_view(base_header_lines_);
+  const std::string target_path = absolute_target ? absolute_target->path : join_path(base_.path, request.path);
   ExchangeLimits limits;
   limits.timeout = request.timeout.value_or(options_.timeouts.request);
   limits.max_body = options_.limits.max_response_body;
   limits.max_header = options_.limits.max_response_header;
   const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
-  const std::string call_lines = call_header_lines(request, limits.timeout);
+  const std::string call_lines = call_header_lines(request, idempotency_key, limits.timeout);
 
   for (int attempt_index = 0;; ++attempt_index) {
     std::string attempt_lines;
@@ -312,7 +315,7 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(const Request& orig
     wire.method = request.method;
     wire.target = target_path;
     wire.header_blocks = {header_lines, call_lines, attempt_lines};
-    wire.body = request.body;
+    wire.body = body;
     ExchangeResult result = co_await attempt(target, wire, limits, request.pool);
     boost::system::error_code ec = result.error;
     if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {
