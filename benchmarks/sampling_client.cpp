@@ -8,6 +8,7 @@
 //   CPU per sample     this process's CPU time / samples
 //   memory/in-flight   heap in use (mallinfo2) with N samples pending on the server (its queue
 //                      paused by fault injection), minus the heap before, divided by N
+// The raw loop and the SDK at 64 in flight alternate three times (the ratio is the median pair).
 // Goals: at 64 in flight >= 85% of the raw loop's samples/s; <= 16 KiB of client memory per
 // in-flight request.
 //
@@ -24,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -228,14 +230,32 @@ int main(int argc, char** argv) try {
 
   std::cout << std::fixed << std::setprecision(1) << "sampling, null-model tinker-local in a child process, " << seconds
             << " s per point\n";
-  const Point raw = raw_point(endpoint, 64, seconds);
+  // The machine's speed drifts (other processes, idle-CPU wake-ups: architecture.md "Measuring
+  // on these machines"), so the raw loop and the SDK at 64 in flight run in alternation, three
+  // pairs back to back, and the goal's ratio is the median of the three pairs' ratios.
+  std::vector<std::pair<Point, Point>> pairs;  // (raw, SDK) at 64 in flight
+  for (int round = 0; round < 3; ++round) {
+    const Point raw = raw_point(endpoint, 64, seconds);
+    const Point sdk = sdk_point(port, 64, seconds);
+    pairs.emplace_back(raw, sdk);
+  }
+  const auto ratio = [](const std::pair<Point, Point>& pair) {
+    return pair.second.samples_per_second / pair.first.samples_per_second;
+  };
+  std::vector<std::pair<Point, Point>> by_ratio = pairs;
+  std::sort(by_ratio.begin(), by_ratio.end(), [&](const auto& a, const auto& b) { return ratio(a) < ratio(b); });
+  const auto& [raw, sdk64] = by_ratio[1];
   std::cout << "raw Beast loop, 64 in flight:   " << raw.samples_per_second << " samples/s, " << raw.cpu_us_per_sample
             << " us CPU/sample\n";
   for (int in_flight : {1, 64, 512, 4096}) {
-    const Point sdk = sdk_point(port, in_flight, seconds);
+    const Point sdk = in_flight == 64 ? sdk64 : sdk_point(port, in_flight, seconds);
     std::cout << "SDK, " << std::setw(4) << in_flight << " in flight:          " << sdk.samples_per_second
               << " samples/s, " << sdk.cpu_us_per_sample << " us CPU/sample";
-    if (in_flight == 64) std::cout << "  (" << 100.0 * sdk.samples_per_second / raw.samples_per_second << "% of raw)";
+    if (in_flight == 64) {
+      std::cout << "  (" << 100.0 * ratio(by_ratio[1]) << "% of raw: median of the pairs";
+      for (const auto& pair : pairs) std::cout << " " << 100.0 * ratio(pair) << "%";
+      std::cout << ")";
+    }
     std::cout << "\n";
   }
   for (int in_flight : {512, 4096}) {

@@ -64,8 +64,7 @@ awaitable<CallOutcome> send(http::HttpClient& client, http::Request request, dia
   request.max_retries = plan.l1_retries;
   if (plan.l2 != nullptr) co_return co_await execute_with_retries(client, std::move(request), diag, *plan.l2);
   diag.clear();
-  auto [ec, response] = co_await client.async_send(std::move(request), diag, asio::as_tuple(asio::use_awaitable));
-  co_return CallOutcome{ec, std::move(response)};
+  co_return co_await client.send(request, &diag);
 }
 
 template <class Out>

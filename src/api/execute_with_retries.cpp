@@ -17,10 +17,9 @@ constexpr std::chrono::seconds billing_retry_delay{5};
 constexpr std::chrono::seconds billing_incident_gap{300};
 constexpr std::chrono::seconds billing_warning_interval{60};
 
+// Inside the caller's coroutine, on the caller's request (no copy, no co_spawn).
 asio::awaitable<CallOutcome> send_once(http::HttpClient& client, const http::Request& request, diagnostics& diag) {
-  http::Request copy = request;
-  auto [ec, response] = co_await client.async_send(std::move(copy), diag, asio::as_tuple(asio::use_awaitable));
-  co_return CallOutcome{ec, std::move(response)};
+  co_return co_await client.send(request, &diag);
 }
 
 }  // namespace

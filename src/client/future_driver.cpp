@@ -11,17 +11,6 @@ namespace {
 
 namespace asio = boost::asio;
 
-// The cancellation signal of one background task, shared by its hooks. Emitted only on the io
-// thread (Future::cancel posts its hook there; shutdown runs there).
-class TaskControl {
- public:
-  asio::cancellation_signal signal;
-  bool finished = false;
-  void cancel() {
-    if (!finished) signal.emit(asio::cancellation_type::terminal);
-  }
-};
-
 asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                                std::shared_ptr<TaskControl> control, std::uint64_t task_id,
                                asio::awaitable<void> work) {
@@ -85,7 +74,11 @@ void attach(client::PollRequest& request, ClientHolder& holder, const std::share
 }
 
 void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, asio::awaitable<void> work) {
-  auto control = std::make_shared<TaskControl>();
+  spawn_task(std::move(holder), std::move(core), std::make_shared<TaskControl>(), std::move(work));
+}
+
+void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                std::shared_ptr<TaskControl> control, asio::awaitable<void> work) {
   const std::uint64_t task_id = holder->register_task([control] { control->cancel(); });
   core->set_cancel_hook([control] { control->cancel(); });
   auto executor = holder->executor();

@@ -10,6 +10,8 @@
 #include "client/future_poll.hpp"
 #include "client/holder.hpp"
 
+#include <boost/asio/cancellation_signal.hpp>
+
 #include <functional>
 #include <memory>
 #include <vector>
@@ -57,9 +59,24 @@ void spawn_poll_all(std::shared_ptr<ClientHolder> holder, std::shared_ptr<Future
                     std::vector<client::PollRequest> requests, ResultCombiner combine,
                     PollStart when = PollStart::immediately);
 
+/// The cancellation signal of one background task, shared by its hooks. Emitted only on the io
+/// thread (Future::cancel posts its hook there; shutdown runs there).
+class TaskControl {
+ public:
+  boost::asio::cancellation_signal signal;
+  bool finished = false;
+  void cancel() {
+    if (!finished) signal.emit(boost::asio::cancellation_type::terminal);
+  }
+};
+
 /// Runs `work` as a background task of the holder whose cancellation (Future::cancel,
 /// ServiceClient shutdown) reaches it through its cancellation slot. `work` must settle `core`.
 void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                 boost::asio::awaitable<void> work);
+/// The same with a control made by the caller, which `work` may also use to cancel itself
+/// (the sampling stuck detector emits its signal).
+void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                std::shared_ptr<TaskControl> control, boost::asio::awaitable<void> work);
 
 }  // namespace tinker::detail

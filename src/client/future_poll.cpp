@@ -247,54 +247,57 @@ class PollLoop {
   std::optional<TimePoint> last_warning_;
 };
 
-asio::awaitable<PollOutcome> run_loop(http::HttpClient& client, PollRequest& request, PollProgress& progress) {
-  PollLoop loop(request, progress, client.clock(), client.options());
-  std::shared_ptr<BudgetReservation> reservation;
-  for (;;) {
-    if (loop.deadline_passed()) co_return loop.timed_out();
-    http::Request poll = loop.next_request();
-    diagnostics diag;
-    auto [ec, response] = co_await client.async_send(std::move(poll), diag, asio::as_tuple(asio::use_awaitable));
-    Step step = loop.on_answer(ec, std::move(response), std::move(diag));
-    if (step.action == Step::Action::finish) {
-      step.outcome.reservation = std::move(reservation);
-      co_return std::move(step.outcome);
-    }
-    if (!reservation && progress.payload_size && request.response_budget != nullptr) {
-      // complete_metadata: hold the announced bytes before fetching them (spec 6.2, 7.3).
-      const std::int64_t bytes = *progress.payload_size;
-      co_await request.response_budget->acquire(bytes);
-      reservation = std::make_shared<BudgetReservation>(*request.response_budget, bytes);
-    }
-    if (step.action == Step::Action::sleep_then_poll) {
-      const milliseconds delay = loop.capped(step.delay);
-      const boost::system::error_code slept = co_await http::sleep_for(client.clock(), delay);
-      if (slept) co_return loop.cancelled();
-    }
-  }
+}  // namespace
+
+namespace {
+
+// Out of line: locals of the poll coroutine take heap for as long as the result is pending.
+PollOutcome exception_outcome(const PollRequest& request, boost::system::error_code ec, const char* what) {
+  PollOutcome outcome;
+  outcome.error = ec;
+  outcome.diag.request_id = request.request_id;
+  outcome.diag.message = "waiting for future " + request.request_id + ": " + what;
+  return outcome;
 }
 
 }  // namespace
 
+// One coroutine for the whole loop (each frame of a pending poll is heap held per request).
 asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest request) {
   std::shared_ptr<PollProgress> progress = request.progress;
   if (!progress) progress = std::make_shared<PollProgress>();
   try {
-    co_return co_await run_loop(client, request, *progress);
+    PollLoop loop(request, *progress, client.clock(), client.options());
+    std::shared_ptr<BudgetReservation> reservation;
+    for (;;) {
+      if (loop.deadline_passed()) co_return loop.timed_out();
+      http::Request poll = loop.next_request();
+      diagnostics diag;
+      auto [ec, response] = co_await client.send(poll, &diag);
+      Step step = loop.on_answer(ec, std::move(response), std::move(diag));
+      if (step.action == Step::Action::finish) {
+        step.outcome.reservation = std::move(reservation);
+        co_return std::move(step.outcome);
+      }
+      if (!reservation && progress->payload_size && request.response_budget != nullptr) {
+        // complete_metadata: hold the announced bytes before fetching them (spec 6.2, 7.3).
+        const std::int64_t bytes = *progress->payload_size;
+        co_await request.response_budget->acquire(bytes);
+        reservation = std::make_shared<BudgetReservation>(*request.response_budget, bytes);
+      }
+      if (step.action == Step::Action::sleep_then_poll) {
+        const milliseconds delay = loop.capped(step.delay);
+        const boost::system::error_code slept = co_await http::sleep_for(client.clock(), delay);
+        if (slept) co_return loop.cancelled();
+      }
+    }
   } catch (const boost::system::system_error& e) {
     // asio throws operation_aborted from a co_await that starts after the coroutine was
     // cancelled (between two polls).
-    PollOutcome outcome;
-    outcome.error = e.code() == asio::error::operation_aborted ? make_error_code(errc::cancelled) : e.code();
-    outcome.diag.request_id = request.request_id;
-    outcome.diag.message = "waiting for future " + request.request_id + ": " + e.what();
-    co_return outcome;
+    const bool aborted = e.code() == asio::error::operation_aborted;
+    co_return exception_outcome(request, aborted ? make_error_code(errc::cancelled) : e.code(), e.what());
   } catch (const std::exception& e) {
-    PollOutcome outcome;
-    outcome.error = make_error_code(errc::invalid_argument);
-    outcome.diag.request_id = request.request_id;
-    outcome.diag.message = "waiting for future " + request.request_id + ": " + e.what();
-    co_return outcome;
+    co_return exception_outcome(request, make_error_code(errc::invalid_argument), e.what());
   }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace tinker::client {
 
@@ -40,7 +41,8 @@ SampleRetryHandler::SampleRetryHandler(asio::any_io_executor executor, std::int6
       progress_timeout_(progress_timeout),
       delay_base_(delay_base),
       delay_max_(delay_max),
-      random_unit_(std::move(random_unit)) {}
+      random_unit_(std::move(random_unit)),
+      watchdog_(executor_) {}
 
 asio::awaitable<RetrySlot> SampleRetryHandler::enter() {
   co_await slots_.acquire(1);
@@ -80,13 +82,49 @@ boost::system::error_code SampleRetryHandler::stuck_error(diagnostics& diag) con
   return make_error_code(errc::timeout);
 }
 
-asio::awaitable<void> SampleRetryHandler::watch(std::shared_ptr<SampleRetryHandler> self) {
-  asio::steady_timer timer(self->executor_);
-  for (;;) {
-    const Clock::time_point deadline = self->last_progress_ + *self->progress_timeout_;
-    if (Clock::now() >= deadline) co_return;
-    timer.expires_at(deadline);
-    co_await timer.async_wait(asio::use_awaitable);
+SampleRetryHandler::Watch::~Watch() {
+  if (handler_ == nullptr) return;
+  handler_->watched_.erase(position_);
+  if (handler_->watched_.empty()) handler_->disarm_watchdog();  // an armed timer keeps io_context::run() busy
+}
+
+void SampleRetryHandler::watch(Watch& watch, asio::cancellation_signal& signal) {
+  if (!progress_timeout_ || watch.handler_ != nullptr) return;
+  watch.handler_ = this;
+  watch.entry_.signal = &signal;
+  watch.position_ = watched_.insert(watched_.end(), &watch.entry_);
+  arm_watchdog();
+}
+
+void SampleRetryHandler::arm_watchdog() {
+  if (watchdog_armed_ || !progress_timeout_) return;
+  watchdog_armed_ = true;
+  watchdog_.expires_at(last_progress_ + *progress_timeout_);
+  watchdog_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    if (auto self = weak.lock()) self->on_watchdog(ec);
+  });
+}
+
+void SampleRetryHandler::disarm_watchdog() {
+  if (!watchdog_armed_) return;
+  watchdog_armed_ = false;
+  watchdog_.cancel();
+}
+
+// A cancelled wait changes nothing: disarm_watchdog() or a new arm_watchdog() cancelled it.
+void SampleRetryHandler::on_watchdog(boost::system::error_code ec) {
+  if (ec == asio::error::operation_aborted) return;
+  watchdog_armed_ = false;
+  if (watched_.empty()) return;
+  if (!stuck()) {
+    arm_watchdog();  // progress was made meanwhile: wait for the new deadline
+    return;
+  }
+  // Cancelling an operation never completes it inside emit(), but copy the list anyway.
+  const std::vector<Watch::Entry*> stuck_now(watched_.begin(), watched_.end());
+  for (Watch::Entry* entry : stuck_now) {
+    entry->stuck = true;
+    entry->signal->emit(asio::cancellation_type::terminal);
   }
 }
 

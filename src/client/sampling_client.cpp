@@ -55,8 +55,9 @@ asio::awaitable<OperationResult<Future<T>>> start_sample(std::shared_ptr<const S
   if (error_code ec = co_await submit_sample(*s, op, ticket, diag)) co_return Outcome(ec, Future<T>());
   auto core = std::make_shared<FutureCore>(s->holder->executor(), ticket.request_id, started);
   auto holder = s->holder;
-  auto work = sample_until_done(s, core, std::move(op), std::move(ticket), std::move(decode));
-  spawn_task(std::move(holder), core, std::move(work));
+  auto control = std::make_shared<TaskControl>();
+  auto work = sample_until_done(s, core, control, std::move(op), std::move(ticket), std::move(decode));
+  spawn_task(std::move(holder), core, std::move(control), std::move(work));
   co_return Outcome(error_code(), Future<T>(std::move(core)));
 }
 

@@ -77,40 +77,69 @@ asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperatio
   }
 }
 
+namespace {
+
+// The helpers below keep locals out of sample_until_done's frame: that frame (and the poll's)
+// stays allocated for as long as a result is pending, so its size is heap per request.
+
+asio::awaitable<client::PollOutcome> start_poll(const SamplingState& s, const SampleOperation& op,
+                                                const UntypedAPIFuture& ticket,
+                                                const std::shared_ptr<FutureCore>& core) {
+  client::PollRequest poll = sample_poll_request(s, op, ticket);
+  attach(poll, *s.holder, core);
+  return client::poll_future(s.holder->http(), std::move(poll));
+}
+
+void fail_stuck(const client::SampleRetryHandler& retry, FutureCore& core) {
+  diagnostics diag;
+  const error_code ec = retry.stuck_error(diag);
+  core.set_error(ec, std::move(diag));
+}
+
+void settle_sample(FutureCore& core, client::PollOutcome& outcome, const ResultDecoder& decode) {
+  settle_with(core, outcome.error, std::move(outcome.diag),
+              [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
+}
+
+// A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
+// then settled with the error).
+asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, UntypedAPIFuture& ticket,
+                               FutureCore& core) {
+  co_await sleep_for(s.retry->retry_delay(op.attempts));
+  diagnostics diag;
+  if (error_code ec = co_await submit_sample(s, op, ticket, diag)) {
+    core.set_error(ec, std::move(diag));
+    co_return false;
+  }
+  core.set_request_id(ticket.request_id);
+  co_return true;
+}
+
+}  // namespace
+
+// The poll runs inside this task (no coroutine of its own for the watch): the stuck detector
+// cancels the whole task through its control, and a watch that turned stuck says why.
 asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
-                                        SampleOperation op, UntypedAPIFuture ticket, ResultDecoder decode) {
+                                        std::shared_ptr<TaskControl> control, SampleOperation op,
+                                        UntypedAPIFuture ticket, ResultDecoder decode) {
   client::SampleRetryHandler& retry = *s->retry;
   for (;;) {
-    client::PollRequest poll = sample_poll_request(*s, op, ticket);
-    attach(poll, *s->holder, core);
-    auto polling = client::poll_future(s->holder->http(), std::move(poll));
-    std::optional<client::PollOutcome> outcome;
-    if (op.layer_three) {
-      outcome = co_await retry.run_watched(std::move(polling));
-    } else {
-      outcome = co_await std::move(polling);
+    // The deadline may have passed already: then the request is not polled.
+    if (op.layer_three && retry.stuck()) co_return fail_stuck(retry, *core);
+    client::PollOutcome outcome;
+    {
+      client::SampleRetryHandler::Watch watch;
+      if (op.layer_three) retry.watch(watch, control->signal);
+      outcome = co_await start_poll(*s, op, ticket, core);
+      if (watch.stuck()) co_return fail_stuck(retry, *core);
     }
-    if (!outcome) {
-      diagnostics diag;
-      const error_code ec = retry.stuck_error(diag);
-      core->set_error(ec, std::move(diag));
-      co_return;
-    }
-    const bool again = op.layer_three && outcome->error && client::SampleRetryHandler::should_retry(outcome->error);
+    const bool again = op.layer_three && outcome.error && client::SampleRetryHandler::should_retry(outcome.error);
     if (!again) {
-      if (!outcome->error && op.layer_three) retry.note_progress();
-      settle_with(*core, outcome->error, std::move(outcome->diag),
-                  [&](ErasedResult& value, diagnostics& diag) { return decode(outcome->result, value, diag); });
-      co_return;
+      if (!outcome.error && op.layer_three) retry.note_progress();
+      co_return settle_sample(*core, outcome, decode);
     }
     // Spec 12.3: a lost result (410) or a retryable failure is a fresh attempt with a new seq_id.
-    co_await sleep_for(retry.retry_delay(op.attempts));
-    diagnostics diag;
-    if (error_code ec = co_await submit_sample(*s, op, ticket, diag)) {
-      core->set_error(ec, std::move(diag));
-      co_return;
-    }
-    core->set_request_id(ticket.request_id);
+    if (!co_await resubmit(*s, op, ticket, *core)) co_return;
   }
 }
 

@@ -48,7 +48,9 @@ boost::asio::awaitable<boost::system::error_code> submit_sample(const SamplingSt
 
 /// The background task of an accepted operation: polls the ticket and settles `core`; with
 /// layer 3, a lost result or a retryable failure starts a fresh attempt (submit + poll).
+/// `control` is the task's own (spawn_task): the stuck detector cancels a poll through it.
 boost::asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
-                                               SampleOperation op, UntypedAPIFuture ticket, ResultDecoder decode);
+                                               std::shared_ptr<TaskControl> control, SampleOperation op,
+                                               UntypedAPIFuture ticket, ResultDecoder decode);
 
 }  // namespace tinker::detail

@@ -32,7 +32,7 @@ namespace tinker::http {
 namespace {
 
 namespace asio = boost::asio;
-using Outcome = std::tuple<boost::system::error_code, Response>;
+using Outcome = HttpClient::Outcome;
 
 // A parsed base or absolute URL: where to connect and the path prefix to put in front.
 class Target {
@@ -102,6 +102,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   static asio::awaitable<Outcome> send(std::shared_ptr<Impl> self, Request request, diagnostics* diag);
+  asio::awaitable<Outcome> send_guarded(const Request& request, diagnostics* diag);
   void start_sweeper();
   void shutdown();
   PoolStats stats(PoolKind kind) const;
@@ -112,12 +113,13 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   Clock& clock() const noexcept { return *clock_; }
 
  private:
-  asio::awaitable<Outcome> send_with_retries(Request& request, diagnostics* diag);
+  asio::awaitable<Outcome> send_with_retries(const Request& request, diagnostics* diag);
   asio::awaitable<ExchangeResult> attempt(const Target& target, const WireRequest& wire, ExchangeLimits limits,
                                           PoolKind kind);
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
   std::string fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const;
-  static std::string call_header_lines(const Request& request, std::chrono::milliseconds timeout);
+  static std::string call_header_lines(const Request& request, std::string_view idempotency_key,
+                                       std::chrono::milliseconds timeout);
   const PoolLimits& limits_for(PoolKind kind) const;
   void fail(diagnostics* diag, const ExchangeResult& result) const;
   void redact_previous_credentials(diagnostics& diag) const;
@@ -183,8 +185,13 @@ std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool 
 
 // The headers that stay the same for every attempt of one call, formatted once. Each is checked
 // for line breaks here, before any connection is taken (header injection).
-std::string HttpClient::Impl::call_header_lines(const Request& request, std::chrono::milliseconds timeout) {
+std::string HttpClient::Impl::call_header_lines(const Request& request, std::string_view idempotency_key,
+                                                std::chrono::milliseconds timeout) {
   std::string lines;
+  // One allocation: the fixed names and values take well under 256 bytes.
+  std::size_t extra = 256 + request.accept.size() + request.content_type.size() + idempotency_key.size();
+  for (const Header& header : request.headers) extra += header.name.size() + header.value.size() + 4;
+  lines.reserve(extra);
   const auto add = [&lines](std::string_view name, std::string_view value) {
     if (!is_safe_header(name, value)) {
       throw error(errc::invalid_argument, "request header '" + std::string(name) + "' contains a line break");
@@ -194,7 +201,7 @@ std::string HttpClient::Impl::call_header_lines(const Request& request, std::chr
   add("Accept", request.accept);
   if (!request.content_type.empty()) add("Content-Type", request.content_type);
   if (request.compress_zstd) add("Content-Encoding", "zstd");
-  if (request.method != Method::get) add("X-Idempotency-Key", request.idempotency_key);
+  if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
   add("x-stainless-read-timeout", seconds_text(timeout));
   for (const Header& header : request.headers) add(header.name, header.value);
   return lines;
@@ -272,25 +279,34 @@ void HttpClient::Impl::set_credential(Secret credential) {
   }
 }
 
-asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, diagnostics* diag) {
-  const bool absolute = is_absolute_url(request.path);
-  Target absolute_target;
-  std::string absolute_header_lines;
-  if (absolute) {
-    absolute_target = parse_url(request.path);
-    absolute_header_lines = fixed_header_lines(absolute_target.endpoint, /*with_credentials=*/false);
+asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(const Request& request, diagnostics* diag) {
+  // The caller's request stays untouched (layer 2 re-sends it); a generated idempotency key and
+  // a compressed body are locals (this frame is heap held while the request is in flight).
+  std::string generated_key;
+  std::string_view idempotency_key = request.idempotency_key;
+  if (request.method != Method::get && idempotency_key.empty()) {
+    generated_key = new_idempotency_key();
+    idempotency_key = generated_key;
   }
-  const Target& target = absolute ? absolute_target : base_;
-  const std::string_view header_lines = absolute ? std::string_view(absolute_header_lines) : base_header_lines_;
-  const std::string target_path = absolute ? absolute_target.path : join_path(base_.path, request.path);
-  if (request.method != Method::get && request.idempotency_key.empty()) request.idempotency_key = new_idempotency_key();
-  if (request.compress_zstd) request.body = zstd_compress(request.body);
+  std::string compressed_body;
+  if (request.compress_zstd) compressed_body = zstd_compress(request.body);
+  const std::string_view body = request.compress_zstd ? std::string_view(compressed_body) : request.body;
+  std::unique_ptr<Target> absolute_target;  // storage downloads only
+  std::string absolute_header_lines;
+  if (is_absolute_url(request.path)) {
+    absolute_target = std::make_unique<Target>(parse_url(request.path));
+    absolute_header_lines = fixed_header_lines(absolute_target->endpoint, /*with_credentials=*/false);
+  }
+  const Target& target = absolute_target ? *absolute_target : base_;
+  const std::string_view header_lines =
+      absolute_target ? std::string_view(absolute_header_lines) : std::string_view(base_header_lines_);
+  const std::string target_path = absolute_target ? absolute_target->path : join_path(base_.path, request.path);
   ExchangeLimits limits;
   limits.timeout = request.timeout.value_or(options_.timeouts.request);
   limits.max_body = options_.limits.max_response_body;
   limits.max_header = options_.limits.max_response_header;
   const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
-  const std::string call_lines = call_header_lines(request, limits.timeout);
+  const std::string call_lines = call_header_lines(request, idempotency_key, limits.timeout);
 
   for (int attempt_index = 0;; ++attempt_index) {
     std::string attempt_lines;
@@ -299,7 +315,7 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, d
     wire.method = request.method;
     wire.target = target_path;
     wire.header_blocks = {header_lines, call_lines, attempt_lines};
-    wire.body = request.body;
+    wire.body = body;
     ExchangeResult result = co_await attempt(target, wire, limits, request.pool);
     boost::system::error_code ec = result.error;
     if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {
@@ -325,14 +341,26 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(Request& request, d
   }
 }
 
-// The coroutine behind async_send. It owns the request and keeps the client alive; exceptions
-// (pool cancellation, bad URLs or headers) become error codes.
+// The coroutine behind async_send. It owns the request and keeps the client alive.
 asio::awaitable<Outcome> HttpClient::Impl::send(std::shared_ptr<Impl> self, Request request, diagnostics* diag) {
+  co_return co_await self->send_guarded(request, diag);
+}
+
+// Exceptions (pool cancellation, bad URLs or headers) become error codes.
+asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, diagnostics* diag) {
   try {
-    co_return co_await self->send_with_retries(request, diag);
+    co_return co_await send_with_retries(request, diag);
   } catch (const error& e) {
     if (diag != nullptr) *diag = e.diag();
     co_return Outcome{e.code(), Response()};
+  } catch (const boost::system::system_error& e) {
+    // A co_await that starts after the caller's coroutine was cancelled throws operation_aborted.
+    const bool aborted = e.code() == asio::error::operation_aborted;
+    if (diag != nullptr) {
+      diag->clear();
+      diag->message = aborted ? std::string("the request was cancelled") : std::string(e.what());
+    }
+    co_return Outcome{aborted ? make_error_code(errc::cancelled) : make_error_code(errc::invalid_argument), Response()};
   } catch (const std::exception& e) {
     if (diag != nullptr) {
       diag->clear();
@@ -400,6 +428,11 @@ void HttpClient::async_send(Request request, diagnostics* diag, Handler handler)
   };
   asio::co_spawn(impl_->executor_, Impl::send(impl_, std::move(request), diag),
                  asio::bind_cancellation_slot(slot, std::move(completion)));
+}
+
+// Not a coroutine itself (one frame less per request): the caller's HttpClient keeps impl_ alive.
+asio::awaitable<HttpClient::Outcome> HttpClient::send(const Request& request, diagnostics* diag) {
+  return impl_->send_guarded(request, diag);
 }
 
 PoolStats HttpClient::stats(PoolKind kind) const {

@@ -12,9 +12,11 @@
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
 
 #include <cstddef>
 #include <memory>
+#include <tuple>
 
 namespace tinker::http {
 
@@ -57,6 +59,14 @@ class HttpClient {
         [this](auto handler, Request r, diagnostics* d) { async_send(std::move(r), d, Handler(std::move(handler))); },
         token, std::move(request), &diag);
   }
+
+  using Outcome = std::tuple<boost::system::error_code, Response>;
+
+  /// The same as async_send for a caller that is itself a coroutine on the client's io thread:
+  /// it runs inside the caller's coroutine (no co_spawn, no handler, no copy of `request`),
+  /// which then must keep `request` and `diag` alive until it returns. Cancellation: the
+  /// caller's own. The outcome is async_send's.
+  boost::asio::awaitable<Outcome> send(const Request& request, diagnostics* diag);
 
   PoolStats stats(PoolKind kind) const;
   const ClientOptions& options() const noexcept;

@@ -73,11 +73,10 @@ void ConnectionPool::release(std::unique_ptr<PooledConnection> connection, bool 
   if (connection != nullptr && reusable && !shut_down_) {
     connection->last_used = std::chrono::steady_clock::now();
     if (hand_to_waiter(connection)) return;
+    // Connections beyond max_idle are left to the sweep: closing them here would close and
+    // reopen connections at every dip of a steady load (1323 reconnects in 2 s with 4096
+    // samples in flight on a futures pool of 256 with max_idle 32).
     idle_.push_back(std::move(connection));
-    if (idle_.size() > limits_.max_idle) {  // drop the least recently used
-      close_connection(std::move(idle_.front()));
-      idle_.erase(idle_.begin());
-    }
     return;
   }
   if (connection != nullptr) connection->close();
@@ -93,9 +92,15 @@ void ConnectionPool::close_connection(std::unique_ptr<PooledConnection> connecti
 }
 
 void ConnectionPool::sweep_idle(std::chrono::steady_clock::time_point now) {
+  // idle_ is ordered by last use (front = least recently used): the excess over max_idle is
+  // closed from the front, but only connections that sat unused for a whole surplus grace.
+  std::size_t excess = idle_.size() > limits_.max_idle ? idle_.size() - limits_.max_idle : 0;
   std::vector<std::unique_ptr<PooledConnection>> kept;
   for (auto& connection : idle_) {
-    if (now - connection->last_used > limits_.idle_timeout) {
+    const auto unused = now - connection->last_used;
+    const bool surplus = excess > 0 && unused >= surplus_idle_grace;
+    if (unused > limits_.idle_timeout || surplus) {
+      if (excess > 0) --excess;
       close_connection(std::move(connection));
     } else {
       kept.push_back(std::move(connection));

@@ -4,8 +4,10 @@
 //
 // Rules: most-recently-used idle connection first; at most `max_connections` open (idle + in
 // use); requests beyond that wait in a FIFO queue and are handed connections (or free slots)
-// in arrival order; a waiter that is cancelled leaves the queue; idle connections beyond
-// `max_idle` or older than `idle_timeout` are closed. Single-threaded: io thread only.
+// in arrival order; a waiter that is cancelled leaves the queue; the sweep closes idle
+// connections older than `idle_timeout`, and those beyond `max_idle` (least recently used
+// first) once unused for `surplus_idle_grace`, so a steady load does not close and reopen
+// connections at every dip in concurrency. Single-threaded: io thread only.
 #pragma once
 
 #include <tinker/config.hpp>
@@ -44,6 +46,9 @@ class Lease {
 
 class ConnectionPool {
  public:
+  /// How long a connection beyond max_idle may sit unused before the sweep closes it.
+  static constexpr std::chrono::milliseconds surplus_idle_grace{1000};
+
   ConnectionPool(boost::asio::any_io_executor executor, PoolLimits limits);
   ~ConnectionPool();
   ConnectionPool(const ConnectionPool&) = delete;
@@ -61,7 +66,8 @@ class ConnectionPool {
   /// (connection closed, or null when a new connection could not be opened).
   void release(std::unique_ptr<PooledConnection> connection, bool reusable);
 
-  /// Closes idle connections unused for longer than idle_timeout.
+  /// Closes idle connections unused for longer than idle_timeout, and those beyond max_idle
+  /// unused for surplus_idle_grace.
   void sweep_idle(std::chrono::steady_clock::time_point now);
 
   /// Closes idle connections and fails every waiter; later acquires fail at once.

@@ -141,14 +141,31 @@ TEST(HttpPool, CancelledWaiterLeavesTheQueue) {
   EXPECT_EQ(h.results[2], 9);  // the cancelled waiter was skipped
 }
 
-TEST(HttpPool, IdleLimitClosesTheLeastRecentlyUsed) {
+TEST(HttpPool, IdleLimitClosesTheLeastRecentlyUsedAtTheSweep) {
   PoolHarness h(PoolLimits(3, 1));
   for (int i = 0; i < 3; ++i) h.start_acquire();
   h.pool.release(h.make(1), true);
   h.pool.release(h.make(2), true);
+  EXPECT_TRUE(h.closed.empty()) << "a dip in load closes nothing at once";
+  EXPECT_EQ(h.pool.idle(), 2u);
+  h.pool.sweep_idle(std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+  EXPECT_TRUE(h.closed.empty()) << "surplus connections get a grace period";
+  h.pool.sweep_idle(std::chrono::steady_clock::now() + ConnectionPool::surplus_idle_grace +
+                    std::chrono::milliseconds(100));
   EXPECT_EQ(h.closed, std::vector<int>{1});
   EXPECT_EQ(h.pool.idle(), 1u);
   EXPECT_EQ(h.pool.open(), 2u);
+}
+
+TEST(HttpPool, AConnectionBeyondTheIdleLimitIsReusedUnderSteadyLoad) {
+  PoolHarness h(PoolLimits(3, 1));
+  for (int i = 0; i < 3; ++i) h.start_acquire();
+  h.pool.release(h.make(1), true);
+  h.pool.release(h.make(2), true);
+  h.pool.release(h.make(3), true);
+  for (int i = 0; i < 3; ++i) h.start_acquire();
+  EXPECT_TRUE(h.closed.empty());
+  EXPECT_EQ(h.pool.created(), 3u) << "no connection closed and reopened";
 }
 
 TEST(HttpPool, SweepClosesConnectionsIdleTooLong) {
