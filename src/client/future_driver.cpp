@@ -6,14 +6,21 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 
+#include <optional>
+
 namespace tinker::detail {
 namespace {
 
 namespace asio = boost::asio;
 
+// `task_id` empty: the task registers itself here, on the io thread (spawn_task_from_any_thread).
 asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                               std::shared_ptr<TaskControl> control, std::uint64_t task_id,
+                               std::shared_ptr<TaskControl> control, std::optional<std::uint64_t> task_id,
                                asio::awaitable<void> work) {
+  if (!task_id) {
+    task_id = holder->register_task([control] { control->cancel(); });
+    core->set_cancel_hook([control] { control->cancel(); });
+  }
   try {
     co_await std::move(work);
   } catch (const error& e) {
@@ -34,7 +41,7 @@ asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared
     core->set_error(make_error_code(errc::cancelled), diag);
   }
   control->finished = true;
-  holder->unregister_task(task_id);
+  holder->unregister_task(*task_id);
 }
 
 // Choice: a deferred first poll waits at most this long for its start signal, so a result
@@ -83,6 +90,13 @@ void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore
   core->set_cancel_hook([control] { control->cancel(); });
   auto executor = holder->executor();
   asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, task_id, std::move(work)),
+                 asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
+}
+
+void spawn_task_from_any_thread(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                                std::shared_ptr<TaskControl> control, asio::awaitable<void> work) {
+  auto executor = holder->executor();
+  asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, std::nullopt, std::move(work)),
                  asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
 }
 

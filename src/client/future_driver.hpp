@@ -78,5 +78,10 @@ void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore
 /// (the sampling stuck detector emits its signal).
 void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                 std::shared_ptr<TaskControl> control, boost::asio::awaitable<void> work);
+/// The same, callable from any thread: the task registers with the holder and installs the
+/// future's cancel hook once it runs on the io thread (inline when called there). For a task that
+/// hands out its future itself (a Future::cancel before that cannot happen).
+void spawn_task_from_any_thread(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                                std::shared_ptr<TaskControl> control, boost::asio::awaitable<void> work);
 
 }  // namespace tinker::detail

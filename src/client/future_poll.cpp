@@ -75,6 +75,7 @@ class PollLoop {
         read_timeout_is_deadline_ = true;
       }
     }
+    poll.headers.reserve(3);
     poll.headers.emplace_back("X-Tinker-Request-Iteration", std::to_string(iteration_));
     poll.headers.emplace_back("X-Tinker-Request-Type", request_type_header(request_.type));
     if (iteration_ == 0) {

@@ -9,6 +9,10 @@
 
 #include "http/clock.hpp"
 
+#include <boost/asio/append.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
 #include <tinker/tokenizer.hpp>
 
 namespace tinker::detail {
@@ -43,46 +47,81 @@ ResultDecoder prompt_logprobs_decoder(bool protobuf) {
   };
 }
 
-// Takes layer 3's place (when it applies), submits, and hands the accepted operation to a
-// background task that awaits (and, on a lost result, re-runs) it.
+// Which kind of call a sample task serves (read on the io thread: the holder's config and
+// options live there).
+enum class SampleKind { sample, compute_logprobs };
+
+// Completes the caller of sample()/compute_logprobs() from inside the task: the slot that
+// forwarded the caller's cancellation is cleared first, the diagnostics copied out, and the
+// handler posted to its executor (never run inside the task, which may not have suspended yet).
 template <class T>
-asio::awaitable<OperationResult<Future<T>>> start_sample(std::shared_ptr<const SamplingState> s, SampleOperation op,
-                                                         ResultDecoder decode, diagnostics& diag) {
-  using Outcome = OperationResult<Future<T>>;
-  const auto started = std::chrono::steady_clock::now();
-  if (op.layer_three) op.slot = co_await s->retry->enter();
+void complete_caller(Handler<Future<T>>& handler, const asio::any_io_executor& io, diagnostics* diag_out,
+                     diagnostics& diag, error_code ec, Future<T> future) {
+  asio::cancellation_slot slot = handler.get_cancellation_slot();
+  if (slot.is_connected()) slot.clear();
+  if (diag_out != nullptr) *diag_out = std::move(diag);
+  // Like co_spawn's completion: dispatched to the handler's own executor, from the io thread.
+  asio::post(io, [handler = std::move(handler), ec, future = std::move(future)]() mutable {
+    asio::dispatch(asio::append(std::move(handler), ec, std::move(future)));
+  });
+}
+
+// Layer 3's place, the submit, then (once the server accepted) the caller's completion with the
+// future and the wait for the result, all in one background task: no coroutine is spawned per
+// stage, and only this frame and the poll's stay allocated while the result is pending. The
+// caller's cancellation reaches the submit through the task's control until it completes.
+template <class T>
+asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
+                                  std::shared_ptr<TaskControl> control, SampleOperation op, SampleKind kind,
+                                  diagnostics* diag_out, Handler<Future<T>> handler) {
+  const asio::any_io_executor io = s->holder->executor();
+  asio::cancellation_slot caller = handler.get_cancellation_slot();
+  if (caller.is_connected()) {
+    TaskControl* task = control.get();
+    caller.assign([task](asio::cancellation_type type) { task->signal.emit(type); });
+  }
   UntypedAPIFuture ticket;
-  if (error_code ec = co_await submit_sample(*s, op, ticket, diag)) co_return Outcome(ec, Future<T>());
-  auto core = std::make_shared<FutureCore>(s->holder->executor(), ticket.request_id, started);
+  {
+    diagnostics diag;
+    error_code ec;
+    try {
+      const bool protobuf = !s->holder->options().json_bulk_paths;
+      // Spec 5.3: the server flag sample_no_retries makes sample() bypass layer 3 (spec 12.4:
+      // compute_logprobs never does).
+      op.layer_three = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
+      op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
+      if (op.layer_three) op.slot = co_await s->retry->enter();
+      ec = co_await submit_sample(*s, op, *control, ticket, diag);
+    } catch (const error& e) {
+      ec = e.code();
+      diag = e.diag();
+    } catch (const boost::system::system_error& e) {
+      ec = e.code();
+      diag.clear();
+      diag.message = e.what();
+    } catch (const std::exception& e) {
+      ec = make_error_code(errc::protocol_error);
+      diag.clear();
+      diag.message = e.what();
+    }
+    if (ec) {
+      core->set_error(ec, diag);
+      co_return complete_caller<T>(handler, io, diag_out, diag, ec, Future<T>());
+    }
+    core->set_request_id(ticket.request_id);
+    complete_caller<T>(handler, io, diag_out, diag, error_code(), Future<T>(core));
+  }
+  co_await sample_until_done(*s, core, *control, op, ticket, op.decode);
+}
+
+template <class T>
+void spawn_sample(std::shared_ptr<const SamplingState> s, SampleOperation op, SampleKind kind, diagnostics* diag,
+                  Handler<Future<T>> handler) {
   auto holder = s->holder;
+  auto core = std::make_shared<FutureCore>(holder->executor(), std::string(), std::chrono::steady_clock::now());
   auto control = std::make_shared<TaskControl>();
-  auto work = sample_until_done(s, core, control, std::move(op), std::move(ticket), std::move(decode));
-  spawn_task(std::move(holder), core, std::move(control), std::move(work));
-  co_return Outcome(error_code(), Future<T>(std::move(core)));
-}
-
-asio::awaitable<OperationResult<Future<SampleResponse>>> sample_op(std::shared_ptr<const SamplingState> s,
-                                                                   ModelInput prompt, std::int64_t num_samples,
-                                                                   SamplingParams params, SampleOptions options,
-                                                                   diagnostics& diag) {
-  SampleRequest request(s->sampling_session_id, 0, std::move(prompt), std::move(params), num_samples);
-  if (options.include_prompt_logprobs) request.prompt_logprobs = true;
-  request.topk_prompt_logprobs = options.topk_prompt_logprobs;
-  auto decode = sample_response_decoder(!s->holder->options().json_bulk_paths);
-  // Spec 5.3: the server flag sample_no_retries makes sample() bypass layer 3.
-  SampleOperation op(std::move(request), !s->holder->config().sample_no_retries);
-  co_return co_await start_sample<SampleResponse>(std::move(s), std::move(op), std::move(decode), diag);
-}
-
-// compute_logprobs (spec 12.4): one sample of one token with the prompt's logprobs.
-asio::awaitable<OperationResult<Future<PromptLogprobs>>> compute_logprobs_op(std::shared_ptr<const SamplingState> s,
-                                                                             ModelInput prompt, diagnostics& diag) {
-  SamplingParams params(1);
-  SampleRequest request(s->sampling_session_id, 0, std::move(prompt), std::move(params), 1);
-  request.prompt_logprobs = true;
-  auto decode = prompt_logprobs_decoder(!s->holder->options().json_bulk_paths);
-  SampleOperation op(std::move(request), true);  // spec 12.4: always through layer 3
-  co_return co_await start_sample<PromptLogprobs>(std::move(s), std::move(op), std::move(decode), diag);
+  auto work = sample_task<T>(std::move(s), core, control, std::move(op), kind, diag, std::move(handler));
+  spawn_task_from_any_thread(std::move(holder), std::move(core), std::move(control), std::move(work));
 }
 
 asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_tokenizer_op(
@@ -140,16 +179,21 @@ asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std:
 void sampling_sample(std::shared_ptr<const SamplingState> state, ModelInput prompt, std::int64_t num_samples,
                      SamplingParams params, SampleOptions options, diagnostics* diag,
                      Handler<Future<SampleResponse>> handler) {
-  auto executor = state->holder->executor();
-  spawn_and_complete<Future<SampleResponse>>(executor, diag, std::move(handler), &sample_op, std::move(state),
-                                             std::move(prompt), num_samples, std::move(params), options);
+  SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), num_samples);
+  if (options.include_prompt_logprobs) request.prompt_logprobs = true;
+  request.topk_prompt_logprobs = options.topk_prompt_logprobs;
+  SampleOperation op(std::move(request), true);
+  spawn_sample<SampleResponse>(std::move(state), std::move(op), SampleKind::sample, diag, std::move(handler));
 }
 
+// compute_logprobs (spec 12.4): one sample of one token with the prompt's logprobs.
 void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, ModelInput prompt, diagnostics* diag,
                                Handler<Future<PromptLogprobs>> handler) {
-  auto executor = state->holder->executor();
-  spawn_and_complete<Future<PromptLogprobs>>(executor, diag, std::move(handler), &compute_logprobs_op, std::move(state),
-                                             std::move(prompt));
+  SamplingParams params(1);
+  SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), 1);
+  request.prompt_logprobs = true;
+  SampleOperation op(std::move(request), true);
+  spawn_sample<PromptLogprobs>(std::move(state), std::move(op), SampleKind::compute_logprobs, diag, std::move(handler));
 }
 
 void sampling_get_tokenizer(std::shared_ptr<const SamplingState> state, diagnostics* diag,

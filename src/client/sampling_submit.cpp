@@ -61,18 +61,27 @@ asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, Sample
   }
 }
 
-asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperation& op, UntypedAPIFuture& ticket,
-                                          diagnostics& diag) {
+asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperation& op, TaskControl& control,
+                                          UntypedAPIFuture& ticket, diagnostics& diag) {
   client::SampleRetryHandler& retry = *s.retry;
   for (;;) {
     if (op.layer_three && retry.stuck()) co_return retry.stuck_error(diag);
     ++op.attempts;
     op.attempt_started = std::chrono::steady_clock::now();
-    auto attempt = submit_sample_attempt(s, op.request, op.estimated_bytes, ticket, diag);
-    if (!op.layer_three) co_return co_await std::move(attempt);
-    const std::optional<error_code> outcome = co_await retry.run_watched(std::move(attempt));
-    if (!outcome) co_return retry.stuck_error(diag);
-    if (!*outcome || !client::SampleRetryHandler::should_retry(*outcome)) co_return *outcome;
+    error_code ec;
+    {
+      // The attempt runs inside the task (no coroutine of its own): the stuck detector cancels
+      // the task through its control, and a watch that turned stuck says why.
+      client::SampleRetryHandler::Watch watch;
+      if (op.layer_three) retry.watch(watch, control.signal);
+      try {
+        ec = co_await submit_sample_attempt(s, op.request, op.estimated_bytes, ticket, diag);
+      } catch (const boost::system::system_error&) {
+        if (!watch.stuck()) throw;
+      }
+      if (watch.stuck()) co_return retry.stuck_error(diag);
+    }
+    if (!op.layer_three || !ec || !client::SampleRetryHandler::should_retry(ec)) co_return ec;
     co_await sleep_for(retry.retry_delay(op.attempts));
   }
 }
@@ -103,11 +112,11 @@ void settle_sample(FutureCore& core, client::PollOutcome& outcome, const ResultD
 
 // A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
 // then settled with the error).
-asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, UntypedAPIFuture& ticket,
-                               FutureCore& core) {
+asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, TaskControl& control,
+                               UntypedAPIFuture& ticket, FutureCore& core) {
   co_await sleep_for(s.retry->retry_delay(op.attempts));
   diagnostics diag;
-  if (error_code ec = co_await submit_sample(s, op, ticket, diag)) {
+  if (error_code ec = co_await submit_sample(s, op, control, ticket, diag)) {
     core.set_error(ec, std::move(diag));
     co_return false;
   }
@@ -119,18 +128,18 @@ asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, Unty
 
 // The poll runs inside this task (no coroutine of its own for the watch): the stuck detector
 // cancels the whole task through its control, and a watch that turned stuck says why.
-asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
-                                        std::shared_ptr<TaskControl> control, SampleOperation op,
-                                        UntypedAPIFuture ticket, ResultDecoder decode) {
-  client::SampleRetryHandler& retry = *s->retry;
+asio::awaitable<void> sample_until_done(const SamplingState& s, const std::shared_ptr<FutureCore>& core,
+                                        TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket,
+                                        const ResultDecoder& decode) {
+  client::SampleRetryHandler& retry = *s.retry;
   for (;;) {
     // The deadline may have passed already: then the request is not polled.
     if (op.layer_three && retry.stuck()) co_return fail_stuck(retry, *core);
     client::PollOutcome outcome;
     {
       client::SampleRetryHandler::Watch watch;
-      if (op.layer_three) retry.watch(watch, control->signal);
-      outcome = co_await start_poll(*s, op, ticket, core);
+      if (op.layer_three) retry.watch(watch, control.signal);
+      outcome = co_await start_poll(s, op, ticket, core);
       if (watch.stuck()) co_return fail_stuck(retry, *core);
     }
     const bool again = op.layer_three && outcome.error && client::SampleRetryHandler::should_retry(outcome.error);
@@ -139,7 +148,7 @@ asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, 
       co_return settle_sample(*core, outcome, decode);
     }
     // Spec 12.3: a lost result (410) or a retryable failure is a fresh attempt with a new seq_id.
-    if (!co_await resubmit(*s, op, ticket, *core)) co_return;
+    if (!co_await resubmit(s, op, control, ticket, *core)) co_return;
   }
 }
 

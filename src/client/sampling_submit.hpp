@@ -31,6 +31,7 @@ class SampleOperation {
   int attempts = 0;  ///< attempts started so far
   std::chrono::steady_clock::time_point attempt_started{};  ///< for X-Tinker-Create-Promise-Roundtrip-Time
   client::RetrySlot slot;  ///< layer 3's concurrency place, held until the operation settles
+  ResultDecoder decode;    ///< turns the final answer into the future's value
 };
 
 /// One attempt's submission (spec 12.2): a new seq_id, the dispatch throttles, then POST
@@ -42,15 +43,17 @@ boost::asio::awaitable<boost::system::error_code> submit_sample_attempt(const Sa
 
 /// Submits `op` until the server accepts it: with layer 3, retryable failures start a fresh
 /// attempt after the spec's delay, and no progress for the progress timeout fails it
-/// (errc::timeout). Without layer 3, one attempt.
+/// (errc::timeout; the stuck detector cancels the attempt through `control`). Without layer 3,
+/// one attempt. Runs inside the task `control` belongs to.
 boost::asio::awaitable<boost::system::error_code> submit_sample(const SamplingState& s, SampleOperation& op,
-                                                                UntypedAPIFuture& ticket, diagnostics& diag);
+                                                                TaskControl& control, UntypedAPIFuture& ticket,
+                                                                diagnostics& diag);
 
-/// The background task of an accepted operation: polls the ticket and settles `core`; with
-/// layer 3, a lost result or a retryable failure starts a fresh attempt (submit + poll).
-/// `control` is the task's own (spawn_task): the stuck detector cancels a poll through it.
-boost::asio::awaitable<void> sample_until_done(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
-                                               std::shared_ptr<TaskControl> control, SampleOperation op,
-                                               UntypedAPIFuture ticket, ResultDecoder decode);
+/// The rest of an accepted operation's task: polls the ticket and settles `core`; with layer 3,
+/// a lost result or a retryable failure starts a fresh attempt (submit + poll). Everything is
+/// owned by the caller's frame (this frame stays small: it is held while the result is pending).
+boost::asio::awaitable<void> sample_until_done(const SamplingState& s, const std::shared_ptr<FutureCore>& core,
+                                               TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket,
+                                               const ResultDecoder& decode);
 
 }  // namespace tinker::detail

@@ -21,7 +21,9 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -190,7 +192,7 @@ std::string HttpClient::Impl::call_header_lines(const Request& request, std::str
   std::string lines;
   // One allocation: the fixed names and values take well under 256 bytes.
   std::size_t extra = 256 + request.accept.size() + request.content_type.size() + idempotency_key.size();
-  for (const Header& header : request.headers) extra += header.name.size() + header.value.size() + 4;
+  for (const RequestHeader& header : request.headers) extra += header.name.size() + header.value.size() + 4;
   lines.reserve(extra);
   const auto add = [&lines](std::string_view name, std::string_view value) {
     if (!is_safe_header(name, value)) {
@@ -200,10 +202,11 @@ std::string HttpClient::Impl::call_header_lines(const Request& request, std::str
   };
   add("Accept", request.accept);
   if (!request.content_type.empty()) add("Content-Type", request.content_type);
-  if (request.compress_zstd) add("Content-Encoding", "zstd");
+  // Constant names and values formatted here need no check.
+  if (request.compress_zstd) append_header_line(lines, "Content-Encoding", "zstd");
   if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
-  add("x-stainless-read-timeout", seconds_text(timeout));
-  for (const Header& header : request.headers) add(header.name, header.value);
+  append_header_line(lines, "x-stainless-read-timeout", seconds_text(timeout));
+  for (const RequestHeader& header : request.headers) add(header.name, header.value);
   return lines;
 }
 
@@ -309,8 +312,15 @@ asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(const Request& requ
   const std::string call_lines = call_header_lines(request, idempotency_key, limits.timeout);
 
   for (int attempt_index = 0;; ++attempt_index) {
-    std::string attempt_lines;
-    append_header_line(attempt_lines, "x-stainless-retry-count", std::to_string(attempt_index));
+    // "x-stainless-retry-count: <n>\r\n" formatted on the stack (a string would allocate).
+    constexpr std::string_view retry_count_name = "x-stainless-retry-count: ";
+    std::array<char, retry_count_name.size() + 16> attempt_buffer;
+    char* attempt_end = std::copy(retry_count_name.begin(), retry_count_name.end(), attempt_buffer.data());
+    attempt_end = std::to_chars(attempt_end, attempt_buffer.data() + attempt_buffer.size() - 2, attempt_index).ptr;
+    *attempt_end++ = '\r';
+    *attempt_end++ = '\n';
+    const std::string_view attempt_lines(attempt_buffer.data(),
+                                         static_cast<std::size_t>(attempt_end - attempt_buffer.data()));
     WireRequest wire;
     wire.method = request.method;
     wire.target = target_path;

@@ -2,6 +2,8 @@
 // HTTP/1.1 exchange on a connection.
 #include "http/connection.hpp"
 
+#include <cstring>
+
 #include "http/ascii.hpp"
 #include "http/connection_stream.hpp"
 #include "http/proxy.hpp"
@@ -35,12 +37,6 @@ boost::system::error_code transport_error(const boost::system::error_code& ec) {
   if (ec == beast::error::timeout) return make_error_code(errc::timeout);
   if (ec == asio::error::operation_aborted) return make_error_code(errc::cancelled);
   return make_error_code(errc::connection_failed);
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), ascii::to_lower);
-  return out;
 }
 
 ConnectResult failed(boost::system::error_code error, std::string reason) {
@@ -92,6 +88,53 @@ void write_head(std::string& head, const WireRequest& request) {
   head += "\r\n";
 }
 
+// Parses a response straight into http::Response: names lower-cased as they arrive, the body
+// appended to one string. Beast's response_parser<string_body> would first build a
+// basic_fields (an allocation and an ordered insert per field) that is then copied out, and
+// message::keep_alive() would re-scan the Connection header the parser already read.
+class ResponseReader final : public bhttp::basic_parser<false> {
+ public:
+  explicit ResponseReader(Response& response) : response_(response) {}
+
+ private:
+  void on_request_impl(bhttp::verb, beast::string_view, beast::string_view, int, beast::error_code&) override {}
+
+  void on_response_impl(int code, beast::string_view, int, beast::error_code&) override {
+    response_.status = code;
+    response_.headers.reserve(16);
+  }
+
+  void on_field_impl(bhttp::field, beast::string_view name, beast::string_view value, beast::error_code&) override {
+    Header& header = response_.headers.emplace_back();
+    header.name.assign(name.data(), name.size());
+    for (char& c : header.name) c = ascii::to_lower(c);
+    header.value.assign(value.data(), value.size());
+  }
+
+  void on_header_impl(beast::error_code&) override {}
+
+  void on_body_init_impl(const boost::optional<std::uint64_t>& content_length, beast::error_code&) override {
+    // The parser has already refused a length over body_limit.
+    if (content_length) response_.body.reserve(static_cast<std::size_t>(*content_length));
+  }
+
+  std::size_t on_body_impl(beast::string_view body, beast::error_code&) override {
+    response_.body.append(body.data(), body.size());
+    return body.size();
+  }
+
+  void on_chunk_header_impl(std::uint64_t, beast::string_view, beast::error_code&) override {}
+
+  std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body, beast::error_code&) override {
+    response_.body.append(body.data(), body.size());
+    return body.size();
+  }
+
+  void on_finish_impl(beast::error_code&) override {}
+
+  Response& response_;
+};
+
 template <class Stream>
 asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connection, const WireRequest& request,
                                             ExchangeLimits limits) {
@@ -110,7 +153,7 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
     co_return result;
   }
 
-  bhttp::response_parser<bhttp::string_body> parser;
+  ResponseReader parser(result.response);
   parser.body_limit(limits.max_body);
   parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header, UINT32_MAX)));
   tcp.expires_after(limits.timeout);
@@ -119,6 +162,7 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
   tcp.expires_never();
   if (read_error) {
     result.nothing_received = !parser.got_some();
+    result.response = Response();  // status 0: no (complete) response
     if (read_error == bhttp::error::body_limit || read_error == bhttp::error::header_limit ||
         read_error == bhttp::error::buffer_overflow) {
       result.error = make_error_code(errc::response_too_large);
@@ -133,14 +177,7 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
     }
     co_return result;
   }
-  auto response = parser.release();
-  result.response.status = static_cast<int>(response.result_int());
-  result.response.headers.reserve(16);
-  for (const auto& field : response) {
-    result.response.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
-  }
-  result.response.body = std::move(response.body());
-  result.reusable = response.keep_alive();
+  result.reusable = parser.keep_alive();
   co_return result;
 }
 
@@ -210,16 +247,12 @@ void append_header_line(std::string& out, std::string_view name, std::string_vie
   out += "\r\n";
 }
 
-// One pass per string: find_first_of with a set calls memchr once per character.
+// memchr per forbidden character (vectorised) rather than a loop over every character: this
+// runs for every header of every call.
 bool is_safe_header(std::string_view name, std::string_view value) noexcept {
-  if (name.empty()) return false;
-  for (const char c : name) {
-    if (c == '\r' || c == '\n' || c == ':') return false;
-  }
-  for (const char c : value) {
-    if (c == '\r' || c == '\n') return false;
-  }
-  return true;
+  const auto has = [](std::string_view text, char c) { return std::memchr(text.data(), c, text.size()) != nullptr; };
+  if (name.empty() || has(name, ':') || has(name, '\r') || has(name, '\n')) return false;
+  return !has(value, '\r') && !has(value, '\n');
 }
 
 }  // namespace tinker::http

@@ -82,9 +82,28 @@ std::mt19937_64& uuid_engine() {
   return engine;
 }
 
-void append_hex(std::string& out, std::uint64_t bits, int nibbles) {
+char* write_hex(char* out, std::uint64_t bits, int nibbles) {
   constexpr std::string_view digits = "0123456789abcdef";
-  for (int shift = (nibbles - 1) * 4; shift >= 0; shift -= 4) out += digits[(bits >> shift) & 0xF];
+  for (int shift = (nibbles - 1) * 4; shift >= 0; shift -= 4) *out++ = digits[(bits >> shift) & 0xF];
+  return out;
+}
+
+// Writes 36 characters (formatting in place: a string growing by one character per digit cost
+// more than the random numbers).
+void write_uuid4(char* out) {
+  std::uint64_t high = uuid_engine()();
+  std::uint64_t low = uuid_engine()();
+  high = (high & ~0xF000ULL) | 0x4000ULL;                // version 4 in bits 48..51
+  low = (low & ~(0xC000ULL << 48)) | (0x8000ULL << 48);  // variant 10xx (RFC 9562)
+  out = write_hex(out, high >> 32, 8);
+  *out++ = '-';
+  out = write_hex(out, high >> 16, 4);
+  *out++ = '-';
+  out = write_hex(out, high, 4);
+  *out++ = '-';
+  out = write_hex(out, low >> 48, 4);
+  *out++ = '-';
+  write_hex(out, low, 12);
 }
 
 void set_header(std::vector<Header>& headers, const std::string& name, const std::string& value) {
@@ -100,26 +119,17 @@ void set_header(std::vector<Header>& headers, const std::string& name, const std
 }  // namespace
 
 std::string uuid4() {
-  std::uint64_t high = uuid_engine()();
-  std::uint64_t low = uuid_engine()();
-  high = (high & ~0xF000ULL) | 0x4000ULL;                // version 4 in bits 48..51
-  low = (low & ~(0xC000ULL << 48)) | (0x8000ULL << 48);  // variant 10xx (RFC 9562)
-  std::string text;
-  text.reserve(36);
-  append_hex(text, high >> 32, 8);
-  text += '-';
-  append_hex(text, high >> 16, 4);
-  text += '-';
-  append_hex(text, high, 4);
-  text += '-';
-  append_hex(text, low >> 48, 4);
-  text += '-';
-  append_hex(text, low, 12);
+  std::string text(36, '\0');
+  write_uuid4(text.data());
   return text;
 }
 
 std::string new_idempotency_key() {
-  return "tinker-cpp-retry-" + uuid4();
+  constexpr std::string_view prefix = "tinker-cpp-retry-";
+  std::string key(prefix.size() + 36, '\0');
+  std::copy(prefix.begin(), prefix.end(), key.data());
+  write_uuid4(key.data() + prefix.size());
+  return key;
 }
 
 std::vector<Header> standard_headers(const ClientOptions& o) {

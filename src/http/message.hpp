@@ -26,6 +26,17 @@ class Header {
   friend bool operator==(const Header&, const Header&) = default;
 };
 
+/// An extra request header. Its name is a constant of the SDK (static storage: the poll and
+/// backpressure headers), so building a request allocates nothing for it.
+class RequestHeader {
+ public:
+  RequestHeader() = default;
+  RequestHeader(std::string_view name_, std::string value_) : name(name_), value(std::move(value_)) {}
+  std::string_view name;
+  std::string value;
+  friend bool operator==(const RequestHeader&, const RequestHeader&) = default;
+};
+
 /// One logical call. Layer-1 retries (spec 5.1) resend it unchanged except for
 /// `x-stainless-retry-count`; the idempotency key stays the same for every attempt.
 class Request {
@@ -40,9 +51,11 @@ class Request {
   std::string path;
   PoolKind pool = PoolKind::training;
   std::string body;
-  std::string content_type;  ///< empty: no Content-Type header (GET)
-  std::string accept = "application/json";
-  std::vector<Header> headers;  ///< extra headers (poll headers, backpressure, ...)
+  /// Media types are constants with static storage ("application/json", ...): a view, not a
+  /// string, so that a request does not allocate for them.
+  std::string_view content_type;  ///< empty: no Content-Type header (GET)
+  std::string_view accept = "application/json";
+  std::vector<RequestHeader> headers;  ///< extra headers (poll headers, backpressure, ...)
   /// Layer-1 retries for this call; empty = ClientOptions::retry.max_retries (spec 8.0 "L1").
   std::optional<int> max_retries;
   /// Read timeout of each attempt; empty = ClientOptions::timeouts.request.

@@ -6,6 +6,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace tinker::wire {
@@ -14,13 +16,48 @@ namespace {
 constexpr char hex_digits[] = "0123456789abcdef";
 
 // Characters that need escaping inside a JSON string: '"', '\\' and controls below 0x20.
+constexpr std::array<bool, 256> escape_table = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 0x20; ++c) table[static_cast<std::size_t>(c)] = true;
+  table['"'] = true;
+  table['\\'] = true;
+  return table;
+}();
+
 bool needs_escape(unsigned char c) {
-  return c < 0x20 || c == '"' || c == '\\';
+  return escape_table[c];
+}
+
+constexpr std::uint64_t every_byte(unsigned char c) noexcept {
+  return 0x0101010101010101ULL * c;
+}
+
+// True if one of the 8 bytes of `word` is below 0x20, '"' or '\\' (the classic "has a zero
+// byte" bit trick, applied to the word and to its XOR with each special character).
+constexpr bool word_needs_escape(std::uint64_t word) noexcept {
+  constexpr std::uint64_t high = every_byte(0x80);
+  const auto zero_byte = [](std::uint64_t v) { return (v - every_byte(0x01)) & ~v & high; };
+  const std::uint64_t below_space = (word - every_byte(0x20)) & ~word & high;
+  return (below_space | zero_byte(word ^ every_byte('"')) | zero_byte(word ^ every_byte('\\'))) != 0;
+}
+
+// The length of the prefix of `text` that needs no escaping (usually all of it); 8 bytes at a
+// time, since every key and string value of every request body passes here.
+std::size_t plain_prefix(std::string_view text) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    if (word_needs_escape(word)) break;
+  }
+  while (i < text.size() && !escape_table[p[i]]) ++i;
+  return i;
 }
 
 void append_escaped(std::string& out, std::string_view text) {
   std::size_t run_start = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = plain_prefix(text); i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (!needs_escape(c)) continue;
     out.append(text.data() + run_start, i - run_start);
@@ -40,6 +77,23 @@ void append_escaped(std::string& out, std::string_view text) {
     }
   }
   out.append(text.data() + run_start, text.size() - run_start);
+}
+
+// Appends `open`, `text` escaped and `close` with one append when `text` needs no escaping (keys
+// and ids always), so the string grows (and checks its capacity) once.
+void append_quoted(std::string& out, std::string_view open, std::string_view text, std::string_view close) {
+  if (plain_prefix(text) != text.size()) {
+    out += open;
+    append_escaped(out, text);
+    out += close;
+    return;
+  }
+  const std::size_t size = out.size();
+  out.resize(size + open.size() + text.size() + close.size());
+  char* cursor = out.data() + size;
+  cursor = std::copy(open.begin(), open.end(), cursor);
+  cursor = std::copy(text.begin(), text.end(), cursor);
+  std::copy(close.begin(), close.end(), cursor);
 }
 
 // Negative zero: to_chars writes "-0", which a reader takes for the integer 0 and loses the sign.
@@ -120,19 +174,14 @@ void JsonWriter::end_array() {
 }
 
 void JsonWriter::key(std::string_view name) {
-  if (needs_comma_) out_.push_back(',');
-  out_.push_back('"');
-  append_escaped(out_, name);
-  out_ += "\":";
+  append_quoted(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), name, "\":");
   needs_comma_ = false;
 }
 
 bool JsonWriter::string(std::string_view value) {
   if (!is_valid_utf8(value)) return false;
-  value_prefix();
-  out_.push_back('"');
-  append_escaped(out_, value);
-  out_.push_back('"');
+  append_quoted(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), value, "\"");
+  needs_comma_ = true;
   return true;
 }
 
@@ -208,6 +257,10 @@ bool is_valid_utf8(std::string_view text) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const auto* end = p + text.size();
   while (p < end) {
+    // ASCII runs 8 bytes at a time (ids and names are all ASCII).
+    std::uint64_t word;
+    while (end - p >= 8 && (std::memcpy(&word, p, 8), (word & 0x8080808080808080ULL) == 0)) p += 8;
+    if (p == end) break;
     const unsigned char c = *p;
     if (c < 0x80) {
       ++p;

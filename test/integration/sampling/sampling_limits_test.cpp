@@ -115,6 +115,31 @@ TEST_F(SamplingLimitsTest, NoProgressForTheProgressTimeoutFailsTheWaitingSample)
   EXPECT_LT(ms_between(start, *times.finished), 3'000);
 }
 
+// The submit itself hangs (the server holds the asample request): the stuck detector cancels it
+// inside the sample's task and the call fails with the same error.
+TEST_F(SamplingLimitsTest, NoProgressForTheProgressTimeoutFailsAHangingSubmit) {
+  local::ServerOptions options = fast_server_options();
+  local::FaultRule hang("asample", local::FaultKind::delay);
+  hang.delay = milliseconds(5'000);
+  hang.probability = 1.0;
+  options.faults.push_back(hang);
+  start_server(options);
+  auto service = make_service_client();
+  client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
+  tuning.progress_timeout = milliseconds(400);
+  service->holder()->set_sample_tuning(tuning);
+  SamplingClient sampler = run(make_sampler(*service));
+  SampleTimes times;
+  const auto start = std::chrono::steady_clock::now();
+  spawn_timed_sample(io, sampler, prompt_of(4), times);
+  run_until(io, [&] { return times.finished.has_value(); });
+  ASSERT_TRUE(times.error);
+  EXPECT_EQ(*times.error, make_error_code(errc::timeout));
+  EXPECT_NE(times.message.find("No progress made in 0.4s"), std::string::npos) << times.message;
+  EXPECT_GE(ms_between(start, *times.finished), 400);
+  EXPECT_LT(ms_between(start, *times.finished), 3'000);
+}
+
 asio::awaitable<std::tuple<PromptLogprobs, std::vector<float>>> logprobs_both_ways(ServiceClient& service) {
   const LoraTrainingOptions options(std::string(tiny_model), 8);
   TrainingClient training = co_await service.async_create_lora_training_client(options, use_awaitable);
