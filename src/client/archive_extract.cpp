@@ -34,29 +34,34 @@ std::string printable(std::string_view name) {
 class ArchiveReader {
  public:
   explicit ArchiveReader(const fs::path& path) : archive_(archive_read_new()) {
-    if (archive_ == nullptr) throw error(errc::invalid_argument, "cannot read " + path.string() + ": out of memory");
+    if (!archive_) throw error(errc::invalid_argument, "cannot read " + path.string() + ": out of memory");
     // Plain tar (what the service sends, spec 8.12.5) or gzip, both in-process: filter_all
     // would also run external programs (lrzip, lzop, ...) on untrusted input.
-    archive_read_support_filter_none(archive_);
-    archive_read_support_filter_gzip(archive_);
-    archive_read_support_format_tar(archive_);
-    if (archive_read_open_filename(archive_, path.c_str(), 64 * 1024) != ARCHIVE_OK) fail(path);
+    archive_read_support_filter_none(get());
+    archive_read_support_filter_gzip(get());
+    archive_read_support_format_tar(get());
+    if (archive_read_open_filename(get(), path.c_str(), 64 * 1024) != ARCHIVE_OK) fail(path);
   }
-  ~ArchiveReader() { archive_read_free(archive_); }
   ArchiveReader(const ArchiveReader&) = delete;
   ArchiveReader& operator=(const ArchiveReader&) = delete;
 
   struct archive* get() const noexcept {
-    return archive_;
+    return archive_.get();
   }
   [[noreturn]] void fail(const fs::path& path) const {
-    const char* why = archive_error_string(archive_);
+    const char* why = archive_error_string(get());
     throw error(errc::invalid_argument, "cannot read the checkpoint archive " + path.string() + ": " +
                                             (why != nullptr ? why : "unknown error"));
   }
 
  private:
-  struct archive* archive_;
+  class Free {
+   public:
+    void operator()(struct archive* archive) const noexcept { archive_read_free(archive); }
+  };
+  // Owned by a unique_ptr, not freed in a destructor: the constructor throws when the file
+  // cannot be opened, and a destructor would not run then (LeakSanitizer found the leak).
+  std::unique_ptr<struct archive, Free> archive_;
 };
 
 class FileCloser {
