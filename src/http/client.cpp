@@ -197,9 +197,10 @@ std::string HttpClient::Impl::call_header_lines(const Request& request, std::str
     }
     append_header_line(lines, name, value);
   };
-  add("Accept", request.accept);
-  if (!request.content_type.empty()) add("Content-Type", request.content_type);
-  // Constant names and values formatted here need no check.
+  // Media types are constants of the SDK (message.hpp), like the names and values formatted
+  // here: they need no check.
+  append_header_line(lines, "Accept", request.accept);
+  if (!request.content_type.empty()) append_header_line(lines, "Content-Type", request.content_type);
   if (request.compress_zstd) append_header_line(lines, "Content-Encoding", "zstd");
   if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
   append_header_line(lines, "x-stainless-read-timeout", seconds_text(timeout));
