@@ -51,6 +51,13 @@ asio::awaitable<RetrySlot> SampleRetryHandler::enter() {
   co_return RetrySlot(shared_from_this());
 }
 
+RetrySlot SampleRetryHandler::try_enter() {
+  if (!slots_.try_acquire(1)) return RetrySlot();
+  if (in_flight_ == 0) last_progress_ = Clock::now();
+  ++in_flight_;
+  return RetrySlot(shared_from_this());
+}
+
 void SampleRetryHandler::leave() noexcept {
   --in_flight_;
   slots_.release(1);

@@ -64,6 +64,9 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   /// Waits for a place among the operations in flight. Entering while none are in flight
   /// restarts the progress clock (spec 5.3).
   boost::asio::awaitable<RetrySlot> enter();
+  /// The slot enter() would give without waiting, or an empty one (then nothing is taken): the
+  /// common path without enter()'s coroutine frames.
+  RetrySlot try_enter();
 
   /// A sample operation completed successfully.
   void note_progress() noexcept { last_progress_ = Clock::now(); }

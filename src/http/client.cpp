@@ -256,11 +256,11 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
   try {
     // The caller's request stays untouched (layer 2 re-sends it); a generated idempotency key and
     // a compressed body are locals (this frame is heap held while the request is in flight).
-    std::string generated_key;
+    std::array<char, idempotency_key_size> generated_key;  // every poll needs one: no heap string
     std::string_view idempotency_key = request.idempotency_key;
     if (request.method != Method::get && idempotency_key.empty()) {
-      generated_key = new_idempotency_key();
-      idempotency_key = generated_key;
+      write_idempotency_key(generated_key.data());
+      idempotency_key = std::string_view(generated_key.data(), generated_key.size());
     }
     std::string compressed_body;
     if (request.compress_zstd) compressed_body = zstd_compress(request.body);
