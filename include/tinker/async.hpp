@@ -48,8 +48,9 @@ using Handler = boost::asio::any_completion_handler<void(boost::system::error_co
 // `user_diag` (may be null) also receives the diagnostics.
 template <class T, class Initiation>
 boost::asio::awaitable<T> await_with_diagnostics(Initiation initiation, diagnostics* user_diag) {
-  auto own_diag = std::make_unique<diagnostics>();
-  diagnostics* diag_ptr = user_diag != nullptr ? user_diag : own_diag.get();
+  // In this frame, not on the heap: it lives exactly as long (one allocation less per call).
+  diagnostics own_diag;
+  diagnostics* diag_ptr = user_diag != nullptr ? user_diag : &own_diag;
   auto as_tuple_token = boost::asio::as_tuple(boost::asio::use_awaitable);
   auto [code, value] =
       co_await boost::asio::async_initiate<decltype(as_tuple_token), void(boost::system::error_code, T)>(

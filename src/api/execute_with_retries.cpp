@@ -17,11 +17,6 @@ constexpr std::chrono::seconds billing_retry_delay{5};
 constexpr std::chrono::seconds billing_incident_gap{300};
 constexpr std::chrono::seconds billing_warning_interval{60};
 
-// Inside the caller's coroutine, on the caller's request (no copy, no co_spawn).
-asio::awaitable<CallOutcome> send_once(http::HttpClient& client, const http::Request& request, diagnostics& diag) {
-  co_return co_await client.send(request, &diag);
-}
-
 }  // namespace
 
 std::optional<milliseconds> BillingPause::on_payment_required(std::chrono::system_clock::time_point now,
@@ -55,7 +50,8 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
     if (settings.attempt) {
       outcome = co_await settings.attempt(client, request, diag);
     } else {
-      outcome = co_await send_once(client, request, diag);
+      // Inside this coroutine, on its request (no copy, no co_spawn, no wrapper frame).
+      outcome = co_await client.send(request, &diag);
     }
     const boost::system::error_code ec = std::get<0>(outcome);
     if (!ec) diag.clear();  // details of an earlier, retried failure no longer apply

@@ -12,10 +12,7 @@ ByteBudget::ByteBudget(asio::any_io_executor executor, std::int64_t capacity)
     : executor_(std::move(executor)), remaining_(capacity) {}
 
 asio::awaitable<void> ByteBudget::acquire(std::int64_t bytes) {
-  if (remaining_ >= 0 && waiters_.empty()) {
-    remaining_ -= bytes;
-    co_return;
-  }
+  if (try_acquire(bytes)) co_return;
   auto waiter = waiters_.emplace(waiters_.end(), executor_, bytes);
   waiter->wake.expires_at(asio::steady_timer::time_point::max());
   auto [ec] = co_await waiter->wake.async_wait(asio::as_tuple(asio::use_awaitable));

@@ -26,6 +26,15 @@ class ByteBudget {
   /// Cancellable through the awaiting coroutine's slot: then nothing is taken and the
   /// coroutine sees operation_aborted as a boost::system::system_error.
   boost::asio::awaitable<void> acquire(std::int64_t bytes);
+  /// Takes `bytes` if acquire() would not wait; else takes nothing and returns false. Lets a
+  /// caller skip the coroutine frame of acquire() on the common path.
+  bool try_acquire(std::int64_t bytes) noexcept {
+    if (!available()) return false;
+    remaining_ -= bytes;
+    return true;
+  }
+  /// True if an acquire() now would not wait.
+  bool available() const noexcept { return remaining_ >= 0 && waiters_.empty(); }
   void release(std::int64_t bytes);
 
   std::int64_t remaining() const noexcept { return remaining_; }

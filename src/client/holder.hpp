@@ -109,6 +109,9 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   std::uint64_t register_task(std::function<void()> cancel);
   void unregister_task(std::uint64_t id) noexcept;
   bool shutting_down() const noexcept;
+  /// True if ensure_config() would complete at once with success (config there, no bootstrap
+  /// in flight, no JWT to refresh): a hot path skips its coroutine frame then.
+  bool config_current() const noexcept;
 
   /// Queues one telemetry event (spec 15); a no-op when telemetry is off.
   void telemetry(TelemetryEvent event);

@@ -170,6 +170,11 @@ asio::awaitable<error_code> bootstrap_config(std::shared_ptr<ClientHolder> holde
   co_return error_code{};
 }
 
+bool ClientHolder::config_current() const noexcept {
+  const Impl& impl = *impl_;
+  return !impl.shutting_down && impl.config && !impl.config_flight && !jwt_needs_refresh(impl);
+}
+
 asio::awaitable<error_code> ClientHolder::ensure_config(diagnostics& diag) {
   std::shared_ptr<ClientHolder> self = shared_from_this();
   Impl& impl = *impl_;

@@ -83,6 +83,34 @@ asio::awaitable<DispatchPermit> SampleDispatch::acquire(std::int64_t estimated_b
   co_return DispatchPermit(*this, std::move(count), std::move(throttled), std::move(bytes), recent);
 }
 
+std::optional<DispatchPermit> SampleDispatch::try_acquire(std::int64_t estimated_bytes) {
+  const bool recent = backoff_->recent(SampleBackoff::Clock::now(), tuning_.backoff_recent_window);
+  if (!count_.available() || (recent && !throttled_.available()) || !bytes_.available()) return std::nullopt;
+  const std::int64_t weighted = recent ? estimated_bytes * tuning_.recent_byte_weight : estimated_bytes;
+  count_.try_acquire(1);
+  BudgetReservation count(count_, 1);
+  std::optional<BudgetReservation> throttled;
+  if (recent) {
+    throttled_.try_acquire(1);
+    throttled.emplace(throttled_, 1);
+  }
+  bytes_.try_acquire(weighted);
+  BudgetReservation bytes(bytes_, weighted);
+  ++in_flight_;
+  max_in_flight_ = std::max(max_in_flight_, in_flight_);
+  if (recent) {
+    ++throttled_in_flight_;
+    max_throttled_ = std::max(max_throttled_, throttled_in_flight_);
+  }
+  return std::optional<DispatchPermit>(std::in_place, *this, std::move(count), std::move(throttled), std::move(bytes),
+                                       recent);
+}
+
+bool SampleDispatch::backoff_in_force() const noexcept {
+  const auto until = backoff_->until();
+  return until && SampleBackoff::Clock::now() < *until;
+}
+
 void SampleDispatch::on_released(bool was_throttled) noexcept {
   --in_flight_;
   if (was_throttled) --throttled_in_flight_;

@@ -83,10 +83,15 @@ class SampleDispatch {
   /// bytes (weighted when backoff is recent). Cancellable: then nothing stays taken and the
   /// coroutine sees operation_aborted as a boost::system::system_error.
   boost::asio::awaitable<DispatchPermit> acquire(std::int64_t estimated_bytes);
+  /// The permit acquire() would give without waiting, or nothing (then nothing is taken): the
+  /// common path without acquire()'s coroutine frames.
+  std::optional<DispatchPermit> try_acquire(std::int64_t estimated_bytes);
 
   /// Sleeps while the shared backoff is in force (re-checking, since another client may extend
   /// it meanwhile). Cancellable as acquire().
   boost::asio::awaitable<void> wait_out_backoff();
+  /// True if wait_out_backoff() would wait now (a caller skips its coroutine frame otherwise).
+  bool backoff_in_force() const noexcept;
 
   /// A 429 (or an in-window 402) answered a submission of `estimated_bytes`: back off 1 s, or
   /// 5 s above the large-prompt threshold, for every client sharing the state.

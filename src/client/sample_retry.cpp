@@ -51,6 +51,13 @@ asio::awaitable<RetrySlot> SampleRetryHandler::enter() {
   co_return RetrySlot(shared_from_this());
 }
 
+RetrySlot SampleRetryHandler::try_enter() {
+  if (!slots_.try_acquire(1)) return RetrySlot();
+  if (in_flight_ == 0) last_progress_ = Clock::now();
+  ++in_flight_;
+  return RetrySlot(shared_from_this());
+}
+
 void SampleRetryHandler::leave() noexcept {
   --in_flight_;
   slots_.release(1);
@@ -84,15 +91,21 @@ boost::system::error_code SampleRetryHandler::stuck_error(diagnostics& diag) con
 
 SampleRetryHandler::Watch::~Watch() {
   if (handler_ == nullptr) return;
-  handler_->watched_.erase(position_);
-  if (handler_->watched_.empty()) handler_->disarm_watchdog();  // an armed timer keeps io_context::run() busy
+  Entry& entry = entry_;
+  (entry.previous != nullptr ? entry.previous->next : handler_->watched_first_) = entry.next;
+  (entry.next != nullptr ? entry.next->previous : handler_->watched_last_) = entry.previous;
+  if (handler_->watched_first_ == nullptr) handler_->disarm_watchdog();  // an armed timer keeps io_context::run() busy
 }
 
 void SampleRetryHandler::watch(Watch& watch, asio::cancellation_signal& signal) {
   if (!progress_timeout_ || watch.handler_ != nullptr) return;
   watch.handler_ = this;
   watch.entry_.signal = &signal;
-  watch.position_ = watched_.insert(watched_.end(), &watch.entry_);
+  Watch::Entry& entry = watch.entry_;
+  entry.previous = watched_last_;
+  entry.next = nullptr;
+  (watched_last_ != nullptr ? watched_last_->next : watched_first_) = &entry;
+  watched_last_ = &entry;
   arm_watchdog();
 }
 
@@ -115,13 +128,14 @@ void SampleRetryHandler::disarm_watchdog() {
 void SampleRetryHandler::on_watchdog(boost::system::error_code ec) {
   if (ec == asio::error::operation_aborted) return;
   watchdog_armed_ = false;
-  if (watched_.empty()) return;
+  if (watched_first_ == nullptr) return;
   if (!stuck()) {
     arm_watchdog();  // progress was made meanwhile: wait for the new deadline
     return;
   }
   // Cancelling an operation never completes it inside emit(), but copy the list anyway.
-  const std::vector<Watch::Entry*> stuck_now(watched_.begin(), watched_.end());
+  std::vector<Watch::Entry*> stuck_now;
+  for (Watch::Entry* entry = watched_first_; entry != nullptr; entry = entry->next) stuck_now.push_back(entry);
   for (Watch::Entry* entry : stuck_now) {
     entry->stuck = true;
     entry->signal->emit(asio::cancellation_type::terminal);

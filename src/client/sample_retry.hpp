@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +63,9 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   /// Waits for a place among the operations in flight. Entering while none are in flight
   /// restarts the progress clock (spec 5.3).
   boost::asio::awaitable<RetrySlot> enter();
+  /// The slot enter() would give without waiting, or an empty one (then nothing is taken): the
+  /// common path without enter()'s coroutine frames.
+  RetrySlot try_enter();
 
   /// A sample operation completed successfully.
   void note_progress() noexcept { last_progress_ = Clock::now(); }
@@ -98,14 +100,17 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
 
    private:
     friend class SampleRetryHandler;
+    // A link of the handler's intrusive list of watched operations (a std::list node would be
+    // an allocation per watch, two per sample).
     class Entry {
      public:
       boost::asio::cancellation_signal* signal = nullptr;
       bool stuck = false;
+      Entry* previous = nullptr;
+      Entry* next = nullptr;
     };
     SampleRetryHandler* handler_ = nullptr;
     Entry entry_;
-    std::list<Entry*>::iterator position_;
   };
 
   /// Puts an operation cancelled through `signal` under watch (a no-op without stuck detection).
@@ -137,7 +142,8 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   std::function<double()> random_unit_;
   std::int64_t in_flight_ = 0;
   Clock::time_point last_progress_ = Clock::now();
-  std::list<Watch::Entry*> watched_;  ///< operations under watch now
+  Watch::Entry* watched_first_ = nullptr;  ///< operations under watch now, oldest first
+  Watch::Entry* watched_last_ = nullptr;
   boost::asio::steady_timer watchdog_;
   bool watchdog_armed_ = false;
 };

@@ -90,7 +90,10 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
       // compute_logprobs never does).
       op.layer_three = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
       op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
-      if (op.layer_three) op.slot = co_await s->retry->enter();
+      if (op.layer_three) {
+        op.slot = s->retry->try_enter();  // enter()'s coroutine frames only when it must wait
+        if (!op.slot.active()) op.slot = co_await s->retry->enter();
+      }
       ec = co_await submit_sample(*s, op, *control, ticket, diag);
     } catch (const error& e) {
       ec = e.code();

@@ -47,12 +47,19 @@ client::PollRequest sample_poll_request(const SamplingState& s, const SampleOper
 asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
                                                   std::int64_t estimated_bytes, UntypedAPIFuture& ticket,
                                                   diagnostics& diag) {
-  if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
+  // The coroutines below are awaited only when they would wait (each is a frame per sample).
+  if (!s.holder->config_current()) {
+    if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
+  }
   client::SampleDispatch& dispatch = s.holder->sample_dispatch();
   request.seq_id = s.next_seq_id.fetch_add(1, std::memory_order_relaxed);
-  const client::DispatchPermit permit = co_await dispatch.acquire(estimated_bytes);
+  std::optional<client::DispatchPermit> permit = dispatch.try_acquire(estimated_bytes);
+  if (!permit) {
+    client::DispatchPermit waited = co_await dispatch.acquire(estimated_bytes);
+    permit.emplace(std::move(waited));
+  }
   for (;;) {
-    co_await dispatch.wait_out_backoff();
+    if (dispatch.backoff_in_force()) co_await dispatch.wait_out_backoff();
     api::LayerTwoSettings l2 = s.holder->layer_two();
     l2.return_backpressure = true;
     const error_code ec = co_await api::asample(s.holder->http(), request, ticket, diag, l2);

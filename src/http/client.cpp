@@ -115,9 +115,6 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   Clock& clock() const noexcept { return *clock_; }
 
  private:
-  asio::awaitable<Outcome> send_with_retries(const Request& request, diagnostics* diag);
-  asio::awaitable<ExchangeResult> attempt(const Target& target, const WireRequest& wire, ExchangeLimits limits,
-                                          PoolKind kind);
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
   std::string fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const;
   static std::string call_header_lines(const Request& request, std::string_view idempotency_key,
@@ -200,49 +197,15 @@ std::string HttpClient::Impl::call_header_lines(const Request& request, std::str
     }
     append_header_line(lines, name, value);
   };
-  add("Accept", request.accept);
-  if (!request.content_type.empty()) add("Content-Type", request.content_type);
-  // Constant names and values formatted here need no check.
+  // Media types are constants of the SDK (message.hpp), like the names and values formatted
+  // here: they need no check.
+  append_header_line(lines, "Accept", request.accept);
+  if (!request.content_type.empty()) append_header_line(lines, "Content-Type", request.content_type);
   if (request.compress_zstd) append_header_line(lines, "Content-Encoding", "zstd");
   if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
   append_header_line(lines, "x-stainless-read-timeout", seconds_text(timeout));
   for (const RequestHeader& header : request.headers) add(header.name, header.value);
   return lines;
-}
-
-// One attempt: a pooled connection (a fresh one if a reused keep-alive connection turns out to
-// have been closed by the server), one exchange, and the connection back to the pool.
-asio::awaitable<ExchangeResult> HttpClient::Impl::attempt(const Target& target, const WireRequest& wire,
-                                                          ExchangeLimits limits, PoolKind kind) {
-  ConnectionPool& pool = pool_for(target, kind);
-  for (int tries = 0;; ++tries) {
-    std::optional<Lease> ready = pool.try_acquire();
-    Lease lease;
-    if (ready) {
-      lease = std::move(*ready);
-    } else {
-      lease = co_await pool.acquire();
-    }
-    // Only a connection that sat idle in the pool can have been closed behind our back.
-    const bool was_idle = lease.reused();
-    if (!lease.reused()) {
-      ConnectResult connected = co_await connect(executor_, target.endpoint, connect_settings_);
-      if (!connected.connection) {
-        pool.release(nullptr, false);
-        ExchangeResult result;
-        result.error = connected.error;
-        result.reason = std::move(connected.reason);
-        co_return result;
-      }
-      lease.connection = std::move(connected.connection);
-    }
-    ExchangeResult result = co_await exchange(*lease.connection, wire, limits);
-    const bool stale = was_idle && result.error && result.nothing_received && result.error != errc::cancelled &&
-                       result.error != errc::timeout;
-    pool.release(std::move(lease.connection), !result.error && result.reusable);
-    if (stale && tries == 0) continue;  // the keep-alive connection was dead: once more on a new one
-    co_return result;
-  }
 }
 
 void HttpClient::Impl::fail(diagnostics* diag, const ExchangeResult& result) const {
@@ -282,84 +245,112 @@ void HttpClient::Impl::set_credential(Secret credential) {
   }
 }
 
-asio::awaitable<Outcome> HttpClient::Impl::send_with_retries(const Request& request, diagnostics* diag) {
-  // The caller's request stays untouched (layer 2 re-sends it); a generated idempotency key and
-  // a compressed body are locals (this frame is heap held while the request is in flight).
-  std::string generated_key;
-  std::string_view idempotency_key = request.idempotency_key;
-  if (request.method != Method::get && idempotency_key.empty()) {
-    generated_key = new_idempotency_key();
-    idempotency_key = generated_key;
-  }
-  std::string compressed_body;
-  if (request.compress_zstd) compressed_body = zstd_compress(request.body);
-  const std::string_view body = request.compress_zstd ? std::string_view(compressed_body) : request.body;
-  std::unique_ptr<Target> absolute_target;  // storage downloads only
-  std::string absolute_header_lines;
-  if (is_absolute_url(request.path)) {
-    absolute_target = std::make_unique<Target>(parse_url(request.path));
-    absolute_header_lines = fixed_header_lines(absolute_target->endpoint, /*with_credentials=*/false);
-  }
-  const Target& target = absolute_target ? *absolute_target : base_;
-  const std::string_view header_lines =
-      absolute_target ? std::string_view(absolute_header_lines) : std::string_view(base_header_lines_);
-  const std::string target_path = absolute_target ? absolute_target->path : join_path(base_.path, request.path);
-  ExchangeLimits limits;
-  limits.timeout = request.timeout.value_or(options_.timeouts.request);
-  limits.max_body = options_.limits.max_response_body;
-  limits.max_header = options_.limits.max_response_header;
-  const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
-  const std::string call_lines = call_header_lines(request, idempotency_key, limits.timeout);
-
-  for (int attempt_index = 0;; ++attempt_index) {
-    // "x-stainless-retry-count: <n>\r\n" formatted on the stack (a string would allocate).
-    constexpr std::string_view retry_count_name = "x-stainless-retry-count: ";
-    std::array<char, retry_count_name.size() + 16> attempt_buffer;
-    char* attempt_end = std::copy(retry_count_name.begin(), retry_count_name.end(), attempt_buffer.data());
-    attempt_end = std::to_chars(attempt_end, attempt_buffer.data() + attempt_buffer.size() - 2, attempt_index).ptr;
-    *attempt_end++ = '\r';
-    *attempt_end++ = '\n';
-    const std::string_view attempt_lines(attempt_buffer.data(),
-                                         static_cast<std::size_t>(attempt_end - attempt_buffer.data()));
-    WireRequest wire;
-    wire.method = request.method;
-    wire.target = target_path;
-    wire.header_blocks = {header_lines, call_lines, attempt_lines};
-    wire.body = body;
-    ExchangeResult result = co_await attempt(target, wire, limits, request.pool);
-    boost::system::error_code ec = result.error;
-    if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {
-      ec = error_for_status(result.response.status);
-    }
-    if (!ec) co_return Outcome{ec, std::move(result.response)};
-
-    const bool transport_failure = result.response.status == 0;
-    const bool retryable = transport_failure
-                               ? (ec == errc::connection_failed || ec == errc::timeout)
-                               : should_retry_status(result.response.status, result.response.header("x-should-retry"));
-    if (!retryable || attempt_index >= max_retries || shut_down_) {
-      fail(diag, result);
-      co_return Outcome{ec, std::move(result.response)};
-    }
-    const Response* response = transport_failure ? nullptr : &result.response;
-    const auto delay = layer1_retry_delay(response, attempt_index, clock_->now(), random_(), options_.retry);
-    const auto sleep_error = co_await sleep_for(*clock_, delay);
-    if (sleep_error) {
-      fail(diag, result);
-      co_return Outcome{make_error_code(errc::cancelled), Response()};
-    }
-  }
-}
-
 // The coroutine behind async_send. It owns the request and keeps the client alive.
 asio::awaitable<Outcome> HttpClient::Impl::send(std::shared_ptr<Impl> self, Request request, diagnostics* diag) {
   co_return co_await self->send_guarded(request, diag);
 }
 
-// Exceptions (pool cancellation, bad URLs or headers) become error codes.
+// Layer 1 (spec 5.1) in one coroutine frame: assembly, attempts and their delays. Exceptions
+// (pool cancellation, bad URLs or headers) become error codes.
 asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, diagnostics* diag) {
   try {
-    co_return co_await send_with_retries(request, diag);
+    // The caller's request stays untouched (layer 2 re-sends it); a generated idempotency key and
+    // a compressed body are locals (this frame is heap held while the request is in flight).
+    std::array<char, idempotency_key_size> generated_key;  // every poll needs one: no heap string
+    std::string_view idempotency_key = request.idempotency_key;
+    if (request.method != Method::get && idempotency_key.empty()) {
+      write_idempotency_key(generated_key.data());
+      idempotency_key = std::string_view(generated_key.data(), generated_key.size());
+    }
+    std::string compressed_body;
+    if (request.compress_zstd) compressed_body = zstd_compress(request.body);
+    const std::string_view body = request.compress_zstd ? std::string_view(compressed_body) : request.body;
+    std::unique_ptr<Target> absolute_target;  // storage downloads only
+    std::string absolute_header_lines;
+    if (is_absolute_url(request.path)) {
+      absolute_target = std::make_unique<Target>(parse_url(request.path));
+      absolute_header_lines = fixed_header_lines(absolute_target->endpoint, /*with_credentials=*/false);
+    }
+    const Target& target = absolute_target ? *absolute_target : base_;
+    const std::string_view header_lines =
+        absolute_target ? std::string_view(absolute_header_lines) : std::string_view(base_header_lines_);
+    const std::string target_path = absolute_target ? absolute_target->path : join_path(base_.path, request.path);
+    ExchangeLimits limits;
+    limits.timeout = request.timeout.value_or(options_.timeouts.request);
+    limits.max_body = options_.limits.max_response_body;
+    limits.max_header = options_.limits.max_response_header;
+    const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
+    const std::string call_lines = call_header_lines(request, idempotency_key, limits.timeout);
+    ConnectionPool& pool = pool_for(target, request.pool);
+
+    for (int attempt_index = 0;; ++attempt_index) {
+      // "x-stainless-retry-count: <n>\r\n" formatted on the stack (a string would allocate).
+      constexpr std::string_view retry_count_name = "x-stainless-retry-count: ";
+      std::array<char, retry_count_name.size() + 16> attempt_buffer;
+      char* attempt_end = std::copy(retry_count_name.begin(), retry_count_name.end(), attempt_buffer.data());
+      attempt_end = std::to_chars(attempt_end, attempt_buffer.data() + attempt_buffer.size() - 2, attempt_index).ptr;
+      *attempt_end++ = '\r';
+      *attempt_end++ = '\n';
+      const std::string_view attempt_lines(attempt_buffer.data(),
+                                           static_cast<std::size_t>(attempt_end - attempt_buffer.data()));
+      WireRequest wire;
+      wire.method = request.method;
+      wire.target = target_path;
+      wire.header_blocks = {header_lines, call_lines, attempt_lines};
+      wire.body = body;
+      // One attempt, inline (a separate coroutine would be one more frame per request): a pooled
+      // connection (a fresh one if a reused keep-alive connection turns out to have been closed
+      // by the server), one exchange, and the connection back to the pool.
+      ExchangeResult result;
+      for (int tries = 0;; ++tries) {
+        std::optional<Lease> ready = pool.try_acquire();
+        Lease lease;
+        if (ready) {
+          lease = std::move(*ready);
+        } else {
+          lease = co_await pool.acquire();
+        }
+        // Only a connection that sat idle in the pool can have been closed behind our back.
+        const bool was_idle = lease.reused();
+        if (!lease.reused()) {
+          ConnectResult connected = co_await connect(executor_, target.endpoint, connect_settings_);
+          if (!connected.connection) {
+            pool.release(nullptr, false);
+            result = ExchangeResult();
+            result.error = connected.error;
+            result.reason = std::move(connected.reason);
+            break;
+          }
+          lease.connection = std::move(connected.connection);
+        }
+        result = co_await exchange(*lease.connection, wire, limits);
+        const bool stale = was_idle && result.error && result.nothing_received && result.error != errc::cancelled &&
+                           result.error != errc::timeout;
+        pool.release(std::move(lease.connection), !result.error && result.reusable);
+        if (!(stale && tries == 0)) break;  // a dead keep-alive connection: once more on a new one
+      }
+      boost::system::error_code ec = result.error;
+      if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {
+        ec = error_for_status(result.response.status);
+      }
+      if (!ec) co_return Outcome{ec, std::move(result.response)};
+
+      const bool transport_failure = result.response.status == 0;
+      const bool retryable =
+          transport_failure ? (ec == errc::connection_failed || ec == errc::timeout)
+                            : should_retry_status(result.response.status, result.response.header("x-should-retry"));
+      if (!retryable || attempt_index >= max_retries || shut_down_) {
+        fail(diag, result);
+        co_return Outcome{ec, std::move(result.response)};
+      }
+      const Response* response = transport_failure ? nullptr : &result.response;
+      const auto delay = layer1_retry_delay(response, attempt_index, clock_->now(), random_(), options_.retry);
+      const auto sleep_error = co_await sleep_for(*clock_, delay);
+      if (sleep_error) {
+        fail(diag, result);
+        co_return Outcome{make_error_code(errc::cancelled), Response()};
+      }
+    }
   } catch (const error& e) {
     if (diag != nullptr) *diag = e.diag();
     co_return Outcome{e.code(), Response()};

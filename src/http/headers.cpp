@@ -124,11 +124,15 @@ std::string uuid4() {
   return text;
 }
 
-std::string new_idempotency_key() {
+void write_idempotency_key(char* out) {
   constexpr std::string_view prefix = "tinker-cpp-retry-";
-  std::string key(prefix.size() + 36, '\0');
-  std::copy(prefix.begin(), prefix.end(), key.data());
-  write_uuid4(key.data() + prefix.size());
+  static_assert(prefix.size() + 36 == idempotency_key_size);
+  write_uuid4(std::copy(prefix.begin(), prefix.end(), out));
+}
+
+std::string new_idempotency_key() {
+  std::string key(idempotency_key_size, '\0');
+  write_idempotency_key(key.data());
   return key;
 }
 

@@ -5,6 +5,7 @@
 
 #include <tinker/config.hpp>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ std::string uuid4();
 
 /// "tinker-cpp-retry-<uuid4>": one per logical call, reused by its layer-1 retries (spec 1.3).
 std::string new_idempotency_key();
+/// The length of a generated idempotency key.
+inline constexpr std::size_t idempotency_key_size = 17 + 36;
+/// Writes a new idempotency key (as new_idempotency_key()) into `out`, without allocating.
+void write_idempotency_key(char* out);
 
 /// The headers of spec 3.1 that do not change per request: User-Agent (tinker-cpp/<sdk
 /// version>), X-Stainless-Lang/-Package-Version (the protocol version the server compares)/

@@ -52,9 +52,12 @@ class JsonEncoder {
   bool lenient() const noexcept { return lenient_; }
 
   /// Field path bookkeeping for error messages.
-  void push(std::string_view key) { path_.push_back({key, 0, false}); }
-  void push(std::size_t index) { path_.push_back({{}, index, true}); }
-  void pop() { path_.pop_back(); }
+  void push(std::string_view key) { push(Segment{key, 0, false}); }
+  void push(std::size_t index) { push(Segment{{}, index, true}); }
+  void pop() {
+    --depth_;
+    if (depth_ >= inline_depth) deep_path_.pop_back();
+  }
   std::string path_string() const;
   [[noreturn]] void fail(std::string_view what) const;
 
@@ -64,9 +67,26 @@ class JsonEncoder {
     std::size_t index;
     bool is_index;
   };
+  // Every field of every body is pushed and popped: the usual depth lives in the encoder (no
+  // allocation per body), deeper levels in deep_path_.
+  static constexpr std::size_t inline_depth = 12;
+  void push(const Segment& segment) {
+    if (depth_ < inline_depth) {
+      path_[depth_] = segment;
+    } else {
+      deep_path_.push_back(segment);
+    }
+    ++depth_;
+  }
+  const Segment& segment(std::size_t level) const {
+    return level < inline_depth ? path_[level] : deep_path_[level - inline_depth];
+  }
+
   JsonWriter& writer_;
   bool lenient_;
-  std::vector<Segment> path_;
+  std::size_t depth_ = 0;
+  std::array<Segment, inline_depth> path_;
+  std::vector<Segment> deep_path_;
 };
 
 /// Decoder state for one JSON object: lookups by key, with the object's path.

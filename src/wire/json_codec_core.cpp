@@ -28,7 +28,8 @@ void JsonEncoder::tag(std::string_view name, std::string_view literal) {
 
 std::string JsonEncoder::path_string() const {
   std::string out;
-  for (const Segment& segment : path_) {
+  for (std::size_t level = 0; level < depth_; ++level) {
+    const Segment& segment = this->segment(level);
     if (segment.is_index) {
       append_path_step(out, {}, static_cast<std::int64_t>(segment.index));
     } else {

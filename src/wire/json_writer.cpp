@@ -79,21 +79,24 @@ void append_escaped(std::string& out, std::string_view text) {
   out.append(text.data() + run_start, text.size() - run_start);
 }
 
-// Appends `open`, `text` escaped and `close` with one append when `text` needs no escaping (keys
-// and ids always), so the string grows (and checks its capacity) once.
+// Appends the one or two characters of a separator: a character at a time, since a copy of a
+// runtime length is a memcpy call (every key and string value of every body passes here).
+void append_short(std::string& out, std::string_view separator) {
+  for (const char c : separator) out.push_back(c);
+}
+
+// Appends `open`, `text` escaped and `close`; `text` is copied in one piece when it needs no
+// escaping (keys and ids always), with no zero-fill of the string first.
 void append_quoted(std::string& out, std::string_view open, std::string_view text, std::string_view close) {
+  const std::size_t needed = out.size() + open.size() + text.size() + close.size();
+  if (needed > out.capacity()) out.reserve(std::max(needed, 2 * out.capacity()));
+  append_short(out, open);
   if (plain_prefix(text) != text.size()) {
-    out += open;
     append_escaped(out, text);
-    out += close;
-    return;
+  } else {
+    out.append(text.data(), text.size());
   }
-  const std::size_t size = out.size();
-  out.resize(size + open.size() + text.size() + close.size());
-  char* cursor = out.data() + size;
-  cursor = std::copy(open.begin(), open.end(), cursor);
-  cursor = std::copy(text.begin(), text.end(), cursor);
-  std::copy(close.begin(), close.end(), cursor);
+  append_short(out, close);
 }
 
 // Negative zero: to_chars writes "-0", which a reader takes for the integer 0 and loses the sign.
