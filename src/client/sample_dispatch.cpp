@@ -62,6 +62,20 @@ SampleDispatch::SampleDispatch(asio::any_io_executor executor, SampleTuning tuni
                  require_at_least_one(tuning.dispatch_throttled_count, "sample throttled dispatch count") - 1),
       bytes_(executor, require_at_least_one(dispatch_bytes, "sample_dispatch_bytes_semaphore_size")) {}
 
+// While a backoff is recent, bytes weigh more (spec 7.3: the stricter throttle).
+std::int64_t SampleDispatch::weighted_bytes(std::int64_t estimated_bytes, bool recent) const noexcept {
+  return recent ? estimated_bytes * tuning_.recent_byte_weight : estimated_bytes;
+}
+
+void SampleDispatch::count_dispatched(bool recent) noexcept {
+  ++in_flight_;
+  max_in_flight_ = std::max(max_in_flight_, in_flight_);
+  if (recent) {
+    ++throttled_in_flight_;
+    max_throttled_ = std::max(max_throttled_, throttled_in_flight_);
+  }
+}
+
 asio::awaitable<DispatchPermit> SampleDispatch::acquire(std::int64_t estimated_bytes) {
   const bool recent = backoff_->recent(SampleBackoff::Clock::now(), tuning_.backoff_recent_window);
   co_await count_.acquire(1);
@@ -71,22 +85,17 @@ asio::awaitable<DispatchPermit> SampleDispatch::acquire(std::int64_t estimated_b
     co_await throttled_.acquire(1);
     throttled.emplace(throttled_, 1);
   }
-  const std::int64_t weighted = recent ? estimated_bytes * tuning_.recent_byte_weight : estimated_bytes;
+  const std::int64_t weighted = weighted_bytes(estimated_bytes, recent);
   co_await bytes_.acquire(weighted);
   BudgetReservation bytes(bytes_, weighted);
-  ++in_flight_;
-  max_in_flight_ = std::max(max_in_flight_, in_flight_);
-  if (recent) {
-    ++throttled_in_flight_;
-    max_throttled_ = std::max(max_throttled_, throttled_in_flight_);
-  }
+  count_dispatched(recent);
   co_return DispatchPermit(*this, std::move(count), std::move(throttled), std::move(bytes), recent);
 }
 
 std::optional<DispatchPermit> SampleDispatch::try_acquire(std::int64_t estimated_bytes) {
   const bool recent = backoff_->recent(SampleBackoff::Clock::now(), tuning_.backoff_recent_window);
   if (!count_.available() || (recent && !throttled_.available()) || !bytes_.available()) return std::nullopt;
-  const std::int64_t weighted = recent ? estimated_bytes * tuning_.recent_byte_weight : estimated_bytes;
+  const std::int64_t weighted = weighted_bytes(estimated_bytes, recent);
   count_.try_acquire(1);
   BudgetReservation count(count_, 1);
   std::optional<BudgetReservation> throttled;
@@ -96,12 +105,7 @@ std::optional<DispatchPermit> SampleDispatch::try_acquire(std::int64_t estimated
   }
   bytes_.try_acquire(weighted);
   BudgetReservation bytes(bytes_, weighted);
-  ++in_flight_;
-  max_in_flight_ = std::max(max_in_flight_, in_flight_);
-  if (recent) {
-    ++throttled_in_flight_;
-    max_throttled_ = std::max(max_throttled_, throttled_in_flight_);
-  }
+  count_dispatched(recent);
   return std::optional<DispatchPermit>(std::in_place, *this, std::move(count), std::move(throttled), std::move(bytes),
                                        recent);
 }

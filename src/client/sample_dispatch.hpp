@@ -110,6 +110,9 @@ class SampleDispatch {
  private:
   friend class DispatchPermit;
   void on_released(bool was_throttled) noexcept;
+  std::int64_t weighted_bytes(std::int64_t estimated_bytes, bool recent) const noexcept;
+  /// Updates the in-flight counters (and their maxima) for a permit just given.
+  void count_dispatched(bool recent) noexcept;
 
   boost::asio::any_io_executor executor_;
   SampleTuning tuning_;
