@@ -72,6 +72,23 @@ bool Context::confirm(const std::string& question) {
   return answer == "y" || answer == "yes";
 }
 
+CLI::App& add_group(CLI::App& app, const std::string& name, const std::string& help) {
+  CLI::App* group = app.add_subcommand(name, help);
+  group->require_subcommand(1);
+  return *group;
+}
+
+CLI::App& add_subcommand(CLI::App& group, const std::string& name, const std::string& help,
+                         std::function<void()> on_chosen) {
+  CLI::App* command = group.add_subcommand(name, help);
+  command->callback(std::move(on_chosen));
+  return *command;
+}
+
+void add_limit_option(CLI::App& command, std::int64_t& limit, const std::string& help) {
+  command.add_option("--limit", limit, help)->check(CLI::NonNegativeNumber)->capture_default_str();
+}
+
 namespace {
 
 // The friendly first part of an API error, by status class (spec 16).
