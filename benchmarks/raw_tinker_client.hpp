@@ -17,8 +17,12 @@
 #include <sys/resource.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tinker::bench {
 
@@ -29,6 +33,9 @@ using tcp = asio::ip::tcp;
 
 constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 constexpr const char* kApiKey = "tml-bench-key";
+
+/// Extra request headers (name, value); a name given here replaces the default one.
+using HeaderList = std::vector<std::pair<std::string_view, std::string>>;
 
 inline double cpu_seconds(int who) {
   rusage usage{};
@@ -46,11 +53,13 @@ class Connection {
     stream_.socket().set_option(tcp::no_delay(true));
   }
 
-  asio::awaitable<std::string> exchange(bhttp::verb method, std::string target, std::string body) {
+  asio::awaitable<std::string> exchange(bhttp::verb method, std::string target, std::string body,
+                                        HeaderList extra_headers = {}) {
     bhttp::request<bhttp::string_body> request(method, target, 11);
     request.set(bhttp::field::host, "127.0.0.1");
     request.set("X-API-Key", kApiKey);
     if (method == bhttp::verb::post) request.set(bhttp::field::content_type, "application/json");
+    for (const auto& [name, value] : extra_headers) request.set(name, value);
     request.body() = std::move(body);
     request.prepare_payload();
     auto [write_error, written] = co_await bhttp::async_write(stream_, request, as_tuple_awaitable);
@@ -119,6 +128,78 @@ inline std::string sample_body(const std::string& sampling_session_id, std::int6
          R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
          R"("sampling_session_id":")" +
          sampling_session_id + R"(","seq_id":)" + std::to_string(seq_id) + R"(,"type":"sample"})";
+}
+
+// The SDK's traffic shape (spec 3.1 and 3.2, as tinker-cpp sends it), for a raw loop doing the
+// same two HTTP exchanges per sample as the SDK: the same headers with values of the same
+// length, the same bodies. The server's cost per request grows with its header count, so a
+// baseline with fewer headers would charge the SDK for the protocol, not for its overhead.
+class SdkShapedRequests {
+ public:
+  /// The asample request: body and headers as SamplingClient::async_sample sends them.
+  std::pair<std::string, HeaderList> sample(const std::string& sampling_session_id, std::int64_t seq_id) {
+    std::string body = R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
+                       R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1,"top_k":-1,"top_p":1},)"
+                       R"("sampling_session_id":")" +
+                       sampling_session_id + R"(","seq_id":)" + std::to_string(seq_id) +
+                       R"(,"topk_prompt_logprobs":0,"type":"sample"})";
+    HeaderList headers = common("60");
+    headers.emplace_back("Accept", "application/json");
+    headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
+    headers.emplace_back("x-stainless-retry-count", "0");
+    return {std::move(body), std::move(headers)};
+  }
+
+  /// A retrieve_future poll for a sample, as the SDK's future sends it (protobuf accepted).
+  std::pair<std::string, HeaderList> poll(const std::string& request_id, int iteration) {
+    std::string body = R"({"request_id":")" + request_id + R"(","allow_metadata_only":true})";
+    HeaderList headers = common("45");
+    headers.emplace_back("Accept", "application/x-protobuf");
+    headers.emplace_back("X-Tinker-Request-Iteration", std::to_string(iteration));
+    headers.emplace_back("X-Tinker-Request-Type", "Sample");
+    if (iteration == 0) headers.emplace_back("X-Tinker-Create-Promise-Roundtrip-Time", "0.000169");
+    headers.emplace_back("x-stainless-retry-count", "0");
+    return {std::move(body), std::move(headers)};
+  }
+
+ private:
+  HeaderList common(std::string_view read_timeout) {
+    HeaderList headers;
+    headers.reserve(16);
+    headers.emplace_back("User-Agent", "tinker-cpp/0.1.0");
+    headers.emplace_back("X-Stainless-Lang", "cpp");
+    headers.emplace_back("X-Stainless-Package-Version", "0.25.0");
+    headers.emplace_back("X-Stainless-OS", "Linux");
+    headers.emplace_back("X-Stainless-Arch", "x64");
+    headers.emplace_back("X-Stainless-Runtime", "cpp");
+    headers.emplace_back("X-Stainless-Runtime-Version", "gcc-12.2.0");
+    headers.emplace_back("X-Stainless-Async", "async:asio");
+    headers.emplace_back("X-Idempotency-Key", idempotency_key());
+    headers.emplace_back("x-stainless-read-timeout", std::string(read_timeout));
+    return headers;
+  }
+
+  // Unique per request, in the SDK's form ("tinker-cpp-retry-" and a UUID's 36 characters).
+  std::string idempotency_key() {
+    char key[64];
+    const auto n = ++counter_;
+    std::snprintf(key, sizeof key, "tinker-cpp-retry-%08x-0000-4000-8000-%012llx", static_cast<unsigned>(n >> 48),
+                  static_cast<unsigned long long>(n & 0xffffffffffffULL));
+    return key;
+  }
+
+  std::uint64_t counter_ = 0;
+};
+
+/// Polls like the SDK until the result is ready; returns the result body (protobuf or JSON).
+inline asio::awaitable<std::string> complete_sdk_shaped(Connection& connection, SdkShapedRequests& shape,
+                                                        std::string request_id) {
+  for (int iteration = 0;; ++iteration) {
+    auto [body, headers] = shape.poll(request_id, iteration);
+    std::string answer =
+        co_await connection.exchange(bhttp::verb::post, "/api/v1/retrieve_future", std::move(body), std::move(headers));
+    if (answer.find("\"try_again\"") == std::string::npos) co_return answer;
+  }
 }
 
 }  // namespace tinker::bench

@@ -28,9 +28,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 using namespace tinker::bench;
@@ -76,7 +79,25 @@ class Point {
  public:
   double samples_per_second = 0;
   double cpu_us_per_sample = 0;
+  double server_cpu_us_per_sample = 0;
 };
+
+// The server child's CPU time (user + system), from /proc: getrusage sees children only once
+// they have exited. Reported so a client that makes the server work harder per sample shows.
+pid_t server_pid = 0;
+
+double server_cpu_seconds() {
+  std::ifstream stat("/proc/" + std::to_string(server_pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  std::istringstream fields(line.substr(line.rfind(')') + 2));  // the name may hold spaces
+  std::string field;
+  double ticks = 0;
+  for (int index = 3; index <= 15 && fields >> field; ++index) {
+    if (index >= 14) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
 
 class Counter {
  public:
@@ -87,12 +108,24 @@ class Counter {
   std::string error;
 };
 
-asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture, Counter* counter) {
+// The raw loop: one connection per worker, asample then polls until the result is there.
+// `sdk_shaped`: the SDK's headers and bodies (the goal's baseline); otherwise the fewest headers
+// the server accepts (a reference: what the protocol's headers cost the server).
+asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture, Counter* counter, bool sdk_shaped) {
+  SdkShapedRequests shape;
   try {
     while (Clock::now() < counter->deadline) {
-      const std::string ticket = co_await connection->exchange(
-          bhttp::verb::post, "/api/v1/asample", sample_body(fixture->sampling_session_id, counter->next_seq++));
-      co_await complete(*connection, field(ticket, "request_id"));
+      const std::int64_t seq_id = counter->next_seq++;
+      if (sdk_shaped) {
+        auto [body, headers] = shape.sample(fixture->sampling_session_id, seq_id);
+        const std::string ticket =
+            co_await connection->exchange(bhttp::verb::post, "/api/v1/asample", std::move(body), std::move(headers));
+        co_await complete_sdk_shaped(*connection, shape, field(ticket, "request_id"));
+      } else {
+        const std::string ticket = co_await connection->exchange(bhttp::verb::post, "/api/v1/asample",
+                                                                 sample_body(fixture->sampling_session_id, seq_id));
+        co_await complete(*connection, field(ticket, "request_id"));
+      }
       ++counter->samples;
     }
   } catch (const std::exception& e) {
@@ -109,16 +142,19 @@ void start_clock(Counter& counter, double seconds) {
 Point measure(asio::io_context& io, Counter& counter) {
   const auto start = Clock::now();
   const double cpu_before = cpu_seconds(RUSAGE_SELF);
+  const double server_cpu_before = server_cpu_seconds();
   while (counter.active > 0) io.run_one();  // the client's heartbeat keeps io busy: run until done
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   if (!counter.error.empty()) throw std::runtime_error(counter.error);
   Point point;
   point.samples_per_second = static_cast<double>(counter.samples) / elapsed;
   point.cpu_us_per_sample = (cpu_seconds(RUSAGE_SELF) - cpu_before) * 1e6 / static_cast<double>(counter.samples);
+  point.server_cpu_us_per_sample =
+      (server_cpu_seconds() - server_cpu_before) * 1e6 / static_cast<double>(counter.samples);
   return point;
 }
 
-Point raw_point(const tcp::endpoint& endpoint, int in_flight, double seconds) {
+Point raw_point(const tcp::endpoint& endpoint, int in_flight, double seconds, bool sdk_shaped) {
   asio::io_context io;
   std::vector<std::unique_ptr<Connection>> connections;
   for (int i = 0; i < in_flight; ++i) connections.push_back(std::make_unique<Connection>(io, endpoint));
@@ -133,7 +169,7 @@ Point raw_point(const tcp::endpoint& endpoint, int in_flight, double seconds) {
   counter.active = in_flight;
   start_clock(counter, seconds);
   for (auto& connection : connections)
-    asio::co_spawn(io, raw_worker(connection.get(), &fixture, &counter), asio::detached);
+    asio::co_spawn(io, raw_worker(connection.get(), &fixture, &counter, sdk_shaped), asio::detached);
   return measure(io, counter);
 }
 
@@ -226,6 +262,7 @@ int main(int argc, char** argv) try {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
   int keepalive_fd = -1;
   const auto [port, pid] = fork_server(keepalive_fd);
+  server_pid = pid;
   const tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
 
   std::cout << std::fixed << std::setprecision(1) << "sampling, null-model tinker-local in a child process, " << seconds
@@ -235,7 +272,7 @@ int main(int argc, char** argv) try {
   // pairs back to back, and the goal's ratio is the median of the three pairs' ratios.
   std::vector<std::pair<Point, Point>> pairs;  // (raw, SDK) at 64 in flight
   for (int round = 0; round < 3; ++round) {
-    const Point raw = raw_point(endpoint, 64, seconds);
+    const Point raw = raw_point(endpoint, 64, seconds, true);
     const Point sdk = sdk_point(port, 64, seconds);
     pairs.emplace_back(raw, sdk);
   }
@@ -246,11 +283,15 @@ int main(int argc, char** argv) try {
   std::sort(by_ratio.begin(), by_ratio.end(), [&](const auto& a, const auto& b) { return ratio(a) < ratio(b); });
   const auto& [raw, sdk64] = by_ratio[1];
   std::cout << "raw Beast loop, 64 in flight:   " << raw.samples_per_second << " samples/s, " << raw.cpu_us_per_sample
-            << " us CPU/sample\n";
+            << " us CPU/sample (server " << raw.server_cpu_us_per_sample << ")\n";
+  const Point minimal = raw_point(endpoint, 64, seconds, false);
+  std::cout << "  (reference: the raw loop with 4 headers per request: " << minimal.samples_per_second << " samples/s, "
+            << minimal.cpu_us_per_sample << " us CPU/sample, server " << minimal.server_cpu_us_per_sample << ")\n";
   for (int in_flight : {1, 64, 512, 4096}) {
     const Point sdk = in_flight == 64 ? sdk64 : sdk_point(port, in_flight, seconds);
     std::cout << "SDK, " << std::setw(4) << in_flight << " in flight:          " << sdk.samples_per_second
-              << " samples/s, " << sdk.cpu_us_per_sample << " us CPU/sample";
+              << " samples/s, " << sdk.cpu_us_per_sample << " us CPU/sample (server " << sdk.server_cpu_us_per_sample
+              << ")";
     if (in_flight == 64) {
       std::cout << "  (" << 100.0 * ratio(by_ratio[1]) << "% of raw: median of the pairs";
       for (const auto& pair : pairs) std::cout << " " << 100.0 * ratio(pair) << "%";
