@@ -8,7 +8,8 @@
 //   CPU per sample     this process's CPU time / samples
 //   memory/in-flight   heap in use (mallinfo2) with N samples pending on the server (its queue
 //                      paused by fault injection), minus the heap before, divided by N
-// The raw loop and the SDK at 64 in flight alternate three times (the ratio is the median pair).
+// The raw loop and the SDK at 64 in flight alternate five times, the first of each pair switching
+// (the ratio is the median pair).
 // Goals: at 64 in flight >= 85% of the raw loop's samples/s; <= 16 KiB of client memory per
 // in-flight request.
 //
@@ -41,6 +42,7 @@ using namespace tinker::bench;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr int kPairs = 5;  ///< (raw, SDK) pairs at 64 in flight; the goal's ratio is their median
 
 // Forks the server; returns its port and pid. The child stops when the pipe to it closes.
 std::pair<std::uint16_t, pid_t> fork_server(int& keepalive_fd) {
@@ -56,6 +58,9 @@ std::pair<std::uint16_t, pid_t> fork_server(int& keepalive_fd) {
     options.null_model = true;
     options.log_level = tinker::LogLevel::off;
     options.request_log_limit = 1000;
+    // Results are fetched at once here; kept for the default hour, a few million of them made the
+    // server slower (and bigger) point after point, which charged whichever loop ran later.
+    options.result_retention = std::chrono::seconds(5);
     tinker::local::Server server(options);
     server.start();
     const std::uint16_t port = server.port();
@@ -117,9 +122,8 @@ asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture,
     while (Clock::now() < counter->deadline) {
       const std::int64_t seq_id = counter->next_seq++;
       if (sdk_shaped) {
-        auto [body, headers] = shape.sample(fixture->sampling_session_id, seq_id);
         const std::string ticket =
-            co_await connection->exchange(bhttp::verb::post, "/api/v1/asample", std::move(body), std::move(headers));
+            co_await connection->exchange_serialized(shape.sample(fixture->sampling_session_id, seq_id));
         co_await complete_sdk_shaped(*connection, shape, field(ticket, "request_id"));
       } else {
         const std::string ticket = co_await connection->exchange(bhttp::verb::post, "/api/v1/asample",
@@ -134,23 +138,31 @@ asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture,
   --counter->active;
 }
 
+// Each point runs this long before its counters start: the SDK's pools open their connections
+// and its session starts (the raw loop connects before it starts), and both reach a steady state.
+constexpr auto kWarmUp = std::chrono::milliseconds(300);
+
 // Set before the workers are spawned: co_spawn may run a worker up to its first suspension at once.
 void start_clock(Counter& counter, double seconds) {
-  counter.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  counter.deadline =
+      Clock::now() + kWarmUp + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 Point measure(asio::io_context& io, Counter& counter) {
+  const auto warm_until = Clock::now() + kWarmUp;
+  while (counter.active > 0 && Clock::now() < warm_until) io.run_one_for(std::chrono::milliseconds(10));
   const auto start = Clock::now();
+  const std::int64_t samples_before = counter.samples;
   const double cpu_before = cpu_seconds(RUSAGE_SELF);
   const double server_cpu_before = server_cpu_seconds();
   while (counter.active > 0) io.run_one();  // the client's heartbeat keeps io busy: run until done
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   if (!counter.error.empty()) throw std::runtime_error(counter.error);
+  const auto samples = static_cast<double>(counter.samples - samples_before);
   Point point;
-  point.samples_per_second = static_cast<double>(counter.samples) / elapsed;
-  point.cpu_us_per_sample = (cpu_seconds(RUSAGE_SELF) - cpu_before) * 1e6 / static_cast<double>(counter.samples);
-  point.server_cpu_us_per_sample =
-      (server_cpu_seconds() - server_cpu_before) * 1e6 / static_cast<double>(counter.samples);
+  point.samples_per_second = samples / elapsed;
+  point.cpu_us_per_sample = (cpu_seconds(RUSAGE_SELF) - cpu_before) * 1e6 / samples;
+  point.server_cpu_us_per_sample = (server_cpu_seconds() - server_cpu_before) * 1e6 / samples;
   return point;
 }
 
@@ -268,12 +280,20 @@ int main(int argc, char** argv) try {
   std::cout << std::fixed << std::setprecision(1) << "sampling, null-model tinker-local in a child process, " << seconds
             << " s per point\n";
   // The machine's speed drifts (other processes, idle-CPU wake-ups: architecture.md "Measuring
-  // on these machines"), so the raw loop and the SDK at 64 in flight run in alternation, three
-  // pairs back to back, and the goal's ratio is the median of the three pairs' ratios.
+  // on these machines"), so the raw loop and the SDK at 64 in flight run in alternation, five
+  // pairs back to back, and the goal's ratio is the median of the five pairs' ratios.
   std::vector<std::pair<Point, Point>> pairs;  // (raw, SDK) at 64 in flight
-  for (int round = 0; round < 3; ++round) {
-    const Point raw = raw_point(endpoint, 64, seconds, true);
-    const Point sdk = sdk_point(port, 64, seconds);
+  for (int round = 0; round < kPairs; ++round) {
+    // Alternating which loop goes first cancels a drift within a pair.
+    Point raw;
+    Point sdk;
+    if (round % 2 == 0) {
+      raw = raw_point(endpoint, 64, seconds, true);
+      sdk = sdk_point(port, 64, seconds);
+    } else {
+      sdk = sdk_point(port, 64, seconds);
+      raw = raw_point(endpoint, 64, seconds, true);
+    }
     pairs.emplace_back(raw, sdk);
   }
   const auto ratio = [](const std::pair<Point, Point>& pair) {
@@ -281,7 +301,7 @@ int main(int argc, char** argv) try {
   };
   std::vector<std::pair<Point, Point>> by_ratio = pairs;
   std::sort(by_ratio.begin(), by_ratio.end(), [&](const auto& a, const auto& b) { return ratio(a) < ratio(b); });
-  const auto& [raw, sdk64] = by_ratio[1];
+  const auto& [raw, sdk64] = by_ratio[kPairs / 2];
   std::cout << "raw Beast loop, 64 in flight:   " << raw.samples_per_second << " samples/s, " << raw.cpu_us_per_sample
             << " us CPU/sample (server " << raw.server_cpu_us_per_sample << ")\n";
   const Point minimal = raw_point(endpoint, 64, seconds, false);
@@ -293,7 +313,7 @@ int main(int argc, char** argv) try {
               << " samples/s, " << sdk.cpu_us_per_sample << " us CPU/sample (server " << sdk.server_cpu_us_per_sample
               << ")";
     if (in_flight == 64) {
-      std::cout << "  (" << 100.0 * ratio(by_ratio[1]) << "% of raw: median of the pairs";
+      std::cout << "  (" << 100.0 * ratio(by_ratio[kPairs / 2]) << "% of raw: median of the pairs";
       for (const auto& pair : pairs) std::cout << " " << 100.0 * ratio(pair) << "%";
       std::cout << ")";
     }
