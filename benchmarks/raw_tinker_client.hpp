@@ -17,8 +17,10 @@
 #include <sys/resource.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tinker::bench {
 
@@ -56,6 +58,19 @@ class Connection {
     auto [write_error, written] = co_await bhttp::async_write(stream_, request, as_tuple_awaitable);
     (void)written;
     if (write_error) throw std::runtime_error("write: " + write_error.message());
+    co_return co_await read_answer();
+  }
+
+  /// Sends `request`, already serialised (head and body), and reads the answer.
+  asio::awaitable<std::string> exchange_serialized(std::string request) {
+    auto [write_error, written] = co_await asio::async_write(stream_, asio::buffer(request), as_tuple_awaitable);
+    (void)written;
+    if (write_error) throw std::runtime_error("write: " + write_error.message());
+    co_return co_await read_answer();
+  }
+
+ private:
+  asio::awaitable<std::string> read_answer() {
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(1 << 20);
     auto [read_error, read] = co_await bhttp::async_read(stream_, buffer_, parser, as_tuple_awaitable);
@@ -67,7 +82,6 @@ class Connection {
     co_return std::move(parser.get().body());
   }
 
- private:
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
 };
@@ -119,6 +133,91 @@ inline std::string sample_body(const std::string& sampling_session_id, std::int6
          R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
          R"("sampling_session_id":")" +
          sampling_session_id + R"(","seq_id":)" + std::to_string(seq_id) + R"(,"type":"sample"})";
+}
+
+// The SDK's traffic shape (spec 3.1 and 3.2, as tinker-cpp sends it), for a raw loop doing the
+// same two HTTP exchanges per sample as the SDK: the same headers with values of the same
+// length and the same bodies, serialised by appending to one string, as cheaply as a hand-written
+// client can. The server's cost per request grows with its header count, so a baseline with fewer
+// headers would charge the SDK for the protocol rather than for its own overhead.
+class SdkShapedRequests {
+ public:
+  /// The asample request as SamplingClient::async_sample sends it.
+  std::string sample(const std::string& sampling_session_id, std::int64_t seq_id) {
+    body_.assign(R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
+                 R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1,"top_k":-1,"top_p":1},)"
+                 R"("sampling_session_id":")");
+    body_ += sampling_session_id;
+    body_ += R"(","seq_id":)";
+    body_ += std::to_string(seq_id);
+    body_ += R"(,"topk_prompt_logprobs":0,"type":"sample"})";
+    std::string request = head("/api/v1/asample", "60");
+    request += "Accept: application/json\r\nX-Tinker-Sampling-Backpressure: 1\r\n";
+    return finish(std::move(request));
+  }
+
+  /// A retrieve_future poll for a sample, as the SDK's future sends it (protobuf accepted).
+  std::string poll(const std::string& request_id, int iteration) {
+    body_.assign(R"({"request_id":")");
+    body_ += request_id;
+    body_ += R"(","allow_metadata_only":true})";
+    std::string request = head("/api/v1/retrieve_future", "45");
+    request += "Accept: application/x-protobuf\r\nX-Tinker-Request-Iteration: ";
+    request += std::to_string(iteration);
+    request += "\r\nX-Tinker-Request-Type: Sample\r\n";
+    if (iteration == 0) request += "X-Tinker-Create-Promise-Roundtrip-Time: 0.000169\r\n";
+    return finish(std::move(request));
+  }
+
+ private:
+  std::string head(std::string_view target, std::string_view read_timeout) {
+    std::string request;
+    request.reserve(1024);
+    request += "POST ";
+    request += target;
+    request +=
+        " HTTP/1.1\r\nHost: 127.0.0.1:40000\r\nUser-Agent: tinker-cpp/0.1.0\r\nX-Stainless-Lang: cpp\r\n"
+        "X-Stainless-Package-Version: 0.25.0\r\nX-Stainless-OS: Linux\r\nX-Stainless-Arch: x64\r\n"
+        "X-Stainless-Runtime: cpp\r\nX-Stainless-Runtime-Version: gcc-12.2.0\r\nX-Stainless-Async: async:asio\r\n"
+        "X-API-Key: ";
+    request += kApiKey;
+    request += "\r\nContent-Type: application/json\r\nX-Idempotency-Key: ";
+    append_idempotency_key(request);
+    request += "\r\nx-stainless-read-timeout: ";
+    request += read_timeout;
+    request += "\r\n";
+    return request;
+  }
+
+  std::string finish(std::string request) {
+    request += "x-stainless-retry-count: 0\r\nContent-Length: ";
+    request += std::to_string(body_.size());
+    request += "\r\n\r\n";
+    request += body_;
+    return request;
+  }
+
+  // Unique per request, in the SDK's form ("tinker-cpp-retry-" and a UUID's 36 characters).
+  void append_idempotency_key(std::string& out) {
+    char key[64];
+    const auto n = ++counter_;
+    const int size =
+        std::snprintf(key, sizeof key, "tinker-cpp-retry-%08x-0000-4000-8000-%012llx", static_cast<unsigned>(n >> 48),
+                      static_cast<unsigned long long>(n & 0xffffffffffffULL));
+    out.append(key, static_cast<std::size_t>(size));
+  }
+
+  std::string body_;
+  std::uint64_t counter_ = 0;
+};
+
+/// Polls like the SDK until the result is ready; returns the result body (protobuf or JSON).
+inline asio::awaitable<std::string> complete_sdk_shaped(Connection& connection, SdkShapedRequests& shape,
+                                                        std::string request_id) {
+  for (int iteration = 0;; ++iteration) {
+    std::string answer = co_await connection.exchange_serialized(shape.poll(request_id, iteration));
+    if (answer.find("\"try_again\"") == std::string::npos) co_return answer;
+  }
 }
 
 }  // namespace tinker::bench

@@ -8,7 +8,8 @@
 //   CPU per sample     this process's CPU time / samples
 //   memory/in-flight   heap in use (mallinfo2) with N samples pending on the server (its queue
 //                      paused by fault injection), minus the heap before, divided by N
-// The raw loop and the SDK at 64 in flight alternate three times (the ratio is the median pair).
+// The raw loop and the SDK at 64 in flight alternate five times, the first of each pair switching
+// (the ratio is the median pair).
 // Goals: at 64 in flight >= 85% of the raw loop's samples/s; <= 16 KiB of client memory per
 // in-flight request.
 //
@@ -28,9 +29,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 using namespace tinker::bench;
@@ -38,6 +42,7 @@ using namespace tinker::bench;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr int kPairs = 5;  ///< (raw, SDK) pairs at 64 in flight; the goal's ratio is their median
 
 // Forks the server; returns its port and pid. The child stops when the pipe to it closes.
 std::pair<std::uint16_t, pid_t> fork_server(int& keepalive_fd) {
@@ -53,6 +58,9 @@ std::pair<std::uint16_t, pid_t> fork_server(int& keepalive_fd) {
     options.null_model = true;
     options.log_level = tinker::LogLevel::off;
     options.request_log_limit = 1000;
+    // Results are fetched at once here; kept for the default hour, a few million of them made the
+    // server slower (and bigger) point after point, which charged whichever loop ran later.
+    options.result_retention = std::chrono::seconds(5);
     tinker::local::Server server(options);
     server.start();
     const std::uint16_t port = server.port();
@@ -76,7 +84,25 @@ class Point {
  public:
   double samples_per_second = 0;
   double cpu_us_per_sample = 0;
+  double server_cpu_us_per_sample = 0;
 };
+
+// The server child's CPU time (user + system), from /proc: getrusage sees children only once
+// they have exited. Reported so a client that makes the server work harder per sample shows.
+pid_t server_pid = 0;
+
+double server_cpu_seconds() {
+  std::ifstream stat("/proc/" + std::to_string(server_pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  std::istringstream fields(line.substr(line.rfind(')') + 2));  // the name may hold spaces
+  std::string field;
+  double ticks = 0;
+  for (int index = 3; index <= 15 && fields >> field; ++index) {
+    if (index >= 14) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
 
 class Counter {
  public:
@@ -87,12 +113,23 @@ class Counter {
   std::string error;
 };
 
-asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture, Counter* counter) {
+// The raw loop: one connection per worker, asample then polls until the result is there.
+// `sdk_shaped`: the SDK's headers and bodies (the goal's baseline); otherwise the fewest headers
+// the server accepts (a reference: what the protocol's headers cost the server).
+asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture, Counter* counter, bool sdk_shaped) {
+  SdkShapedRequests shape;
   try {
     while (Clock::now() < counter->deadline) {
-      const std::string ticket = co_await connection->exchange(
-          bhttp::verb::post, "/api/v1/asample", sample_body(fixture->sampling_session_id, counter->next_seq++));
-      co_await complete(*connection, field(ticket, "request_id"));
+      const std::int64_t seq_id = counter->next_seq++;
+      if (sdk_shaped) {
+        const std::string ticket =
+            co_await connection->exchange_serialized(shape.sample(fixture->sampling_session_id, seq_id));
+        co_await complete_sdk_shaped(*connection, shape, field(ticket, "request_id"));
+      } else {
+        const std::string ticket = co_await connection->exchange(bhttp::verb::post, "/api/v1/asample",
+                                                                 sample_body(fixture->sampling_session_id, seq_id));
+        co_await complete(*connection, field(ticket, "request_id"));
+      }
       ++counter->samples;
     }
   } catch (const std::exception& e) {
@@ -101,24 +138,35 @@ asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture,
   --counter->active;
 }
 
+// Each point runs this long before its counters start: the SDK's pools open their connections
+// and its session starts (the raw loop connects before it starts), and both reach a steady state.
+constexpr auto kWarmUp = std::chrono::milliseconds(300);
+
 // Set before the workers are spawned: co_spawn may run a worker up to its first suspension at once.
 void start_clock(Counter& counter, double seconds) {
-  counter.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  counter.deadline =
+      Clock::now() + kWarmUp + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 Point measure(asio::io_context& io, Counter& counter) {
+  const auto warm_until = Clock::now() + kWarmUp;
+  while (counter.active > 0 && Clock::now() < warm_until) io.run_one_for(std::chrono::milliseconds(10));
   const auto start = Clock::now();
+  const std::int64_t samples_before = counter.samples;
   const double cpu_before = cpu_seconds(RUSAGE_SELF);
+  const double server_cpu_before = server_cpu_seconds();
   while (counter.active > 0) io.run_one();  // the client's heartbeat keeps io busy: run until done
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   if (!counter.error.empty()) throw std::runtime_error(counter.error);
+  const auto samples = static_cast<double>(counter.samples - samples_before);
   Point point;
-  point.samples_per_second = static_cast<double>(counter.samples) / elapsed;
-  point.cpu_us_per_sample = (cpu_seconds(RUSAGE_SELF) - cpu_before) * 1e6 / static_cast<double>(counter.samples);
+  point.samples_per_second = samples / elapsed;
+  point.cpu_us_per_sample = (cpu_seconds(RUSAGE_SELF) - cpu_before) * 1e6 / samples;
+  point.server_cpu_us_per_sample = (server_cpu_seconds() - server_cpu_before) * 1e6 / samples;
   return point;
 }
 
-Point raw_point(const tcp::endpoint& endpoint, int in_flight, double seconds) {
+Point raw_point(const tcp::endpoint& endpoint, int in_flight, double seconds, bool sdk_shaped) {
   asio::io_context io;
   std::vector<std::unique_ptr<Connection>> connections;
   for (int i = 0; i < in_flight; ++i) connections.push_back(std::make_unique<Connection>(io, endpoint));
@@ -133,7 +181,7 @@ Point raw_point(const tcp::endpoint& endpoint, int in_flight, double seconds) {
   counter.active = in_flight;
   start_clock(counter, seconds);
   for (auto& connection : connections)
-    asio::co_spawn(io, raw_worker(connection.get(), &fixture, &counter), asio::detached);
+    asio::co_spawn(io, raw_worker(connection.get(), &fixture, &counter, sdk_shaped), asio::detached);
   return measure(io, counter);
 }
 
@@ -226,17 +274,26 @@ int main(int argc, char** argv) try {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
   int keepalive_fd = -1;
   const auto [port, pid] = fork_server(keepalive_fd);
+  server_pid = pid;
   const tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
 
   std::cout << std::fixed << std::setprecision(1) << "sampling, null-model tinker-local in a child process, " << seconds
             << " s per point\n";
   // The machine's speed drifts (other processes, idle-CPU wake-ups: architecture.md "Measuring
-  // on these machines"), so the raw loop and the SDK at 64 in flight run in alternation, three
-  // pairs back to back, and the goal's ratio is the median of the three pairs' ratios.
+  // on these machines"), so the raw loop and the SDK at 64 in flight run in alternation, five
+  // pairs back to back, and the goal's ratio is the median of the five pairs' ratios.
   std::vector<std::pair<Point, Point>> pairs;  // (raw, SDK) at 64 in flight
-  for (int round = 0; round < 3; ++round) {
-    const Point raw = raw_point(endpoint, 64, seconds);
-    const Point sdk = sdk_point(port, 64, seconds);
+  for (int round = 0; round < kPairs; ++round) {
+    // Alternating which loop goes first cancels a drift within a pair.
+    Point raw;
+    Point sdk;
+    if (round % 2 == 0) {
+      raw = raw_point(endpoint, 64, seconds, true);
+      sdk = sdk_point(port, 64, seconds);
+    } else {
+      sdk = sdk_point(port, 64, seconds);
+      raw = raw_point(endpoint, 64, seconds, true);
+    }
     pairs.emplace_back(raw, sdk);
   }
   const auto ratio = [](const std::pair<Point, Point>& pair) {
@@ -244,15 +301,19 @@ int main(int argc, char** argv) try {
   };
   std::vector<std::pair<Point, Point>> by_ratio = pairs;
   std::sort(by_ratio.begin(), by_ratio.end(), [&](const auto& a, const auto& b) { return ratio(a) < ratio(b); });
-  const auto& [raw, sdk64] = by_ratio[1];
+  const auto& [raw, sdk64] = by_ratio[kPairs / 2];
   std::cout << "raw Beast loop, 64 in flight:   " << raw.samples_per_second << " samples/s, " << raw.cpu_us_per_sample
-            << " us CPU/sample\n";
+            << " us CPU/sample (server " << raw.server_cpu_us_per_sample << ")\n";
+  const Point minimal = raw_point(endpoint, 64, seconds, false);
+  std::cout << "  (reference: the raw loop with 4 headers per request: " << minimal.samples_per_second << " samples/s, "
+            << minimal.cpu_us_per_sample << " us CPU/sample, server " << minimal.server_cpu_us_per_sample << ")\n";
   for (int in_flight : {1, 64, 512, 4096}) {
     const Point sdk = in_flight == 64 ? sdk64 : sdk_point(port, in_flight, seconds);
     std::cout << "SDK, " << std::setw(4) << in_flight << " in flight:          " << sdk.samples_per_second
-              << " samples/s, " << sdk.cpu_us_per_sample << " us CPU/sample";
+              << " samples/s, " << sdk.cpu_us_per_sample << " us CPU/sample (server " << sdk.server_cpu_us_per_sample
+              << ")";
     if (in_flight == 64) {
-      std::cout << "  (" << 100.0 * ratio(by_ratio[1]) << "% of raw: median of the pairs";
+      std::cout << "  (" << 100.0 * ratio(by_ratio[kPairs / 2]) << "% of raw: median of the pairs";
       for (const auto& pair : pairs) std::cout << " " << 100.0 * ratio(pair) << "%";
       std::cout << ")";
     }

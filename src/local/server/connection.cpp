@@ -1,5 +1,7 @@
 #include "local/server/connection.hpp"
 
+#include "local/server/request_fields.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -8,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -133,27 +136,41 @@ void fault_status_reply(const FaultRule& rule, std::chrono::system_clock::time_p
 
 namespace {
 
-using RequestParser = bhttp::request_parser<bhttp::string_body>;
+// Fills the record field a stored request field belongs to (the first occurrence wins, as with find).
+void record_field(RequestRecord& record, const HttpRequest::value_type& field) {
+  const std::string_view name = field.name_string();
+  const std::string_view value = field.value();
+  auto keep = [value](std::string& slot) {
+    if (slot.empty()) slot = value;
+  };
+  switch (field.name()) {
+    case bhttp::field::content_type: keep(record.content_type); return;
+    case bhttp::field::content_encoding: keep(record.content_encoding); return;
+    case bhttp::field::accept: keep(record.accept); return;
+    case bhttp::field::range: keep(record.range); return;
+    case bhttp::field::authorization: record.credentials = record.credentials || !value.empty(); return;
+    default: break;
+  }
+  if (beast::iequals(name, "X-Idempotency-Key")) {
+    keep(record.idempotency_key);
+  } else if (beast::iequals(name, "x-stainless-retry-count")) {
+    keep(record.retry_count);
+  } else if (beast::iequals(name, "X-Tinker-Request-Iteration")) {
+    keep(record.request_iteration);
+  } else if (beast::iequals(name, "X-API-Key") || beast::iequals(name, "CF-Access-Client-Secret")) {
+    record.credentials = record.credentials || !value.empty();
+  }
+}
 
+// One pass over the few stored fields: a lookup by name per record field cost more than the
+// rest of serving a null-model request.
 RequestRecord arrival_record(const HttpRequest& request, std::string_view path,
                              std::chrono::system_clock::time_point now) {
-  auto header = [&request](std::string_view name) -> std::string {
-    const auto it = request.find(name);
-    return it == request.end() ? std::string() : std::string(it->value());
-  };
   RequestRecord record;
   record.arrived = now;
   record.method = std::string(request.method_string());
   record.path = std::string(path);
-  record.idempotency_key = header("X-Idempotency-Key");
-  record.retry_count = header("x-stainless-retry-count");
-  record.request_iteration = header("X-Tinker-Request-Iteration");
-  record.content_type = header("Content-Type");
-  record.content_encoding = header("Content-Encoding");
-  record.accept = header("Accept");
-  record.range = header("Range");
-  record.credentials =
-      !header("X-API-Key").empty() || !header("Authorization").empty() || !header("CF-Access-Client-Secret").empty();
+  for (const auto& field : request) record_field(record, field);
   return record;
 }
 
@@ -367,7 +384,7 @@ asio::awaitable<void> serve_connection(HttpServer& server, tcp::socket socket) {
       }
 
       HttpRequest& request = parser.get();
-      const bool keep_alive = request.keep_alive();
+      const bool keep_alive = parser.keep_alive();  // from the parser's framing state, not the stored fields
       conn.reply.reset();
       Exchange ex(request, conn.reply);
       const Finish finish = co_await serve_request(conn, request, ex);

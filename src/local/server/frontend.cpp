@@ -1,10 +1,13 @@
 #include "local/server/frontend.hpp"
 
+#include "local/server/request_fields.hpp"
+
 #include <boost/beast/http/field.hpp>
 
 #include <openssl/rand.h>
 
 #include <array>
+#include <cassert>
 #include <charconv>
 
 namespace tinker::local::front {
@@ -60,6 +63,7 @@ std::vector<RequestRecord> RequestLog::snapshot() const {
 }
 
 std::string_view Exchange::header(std::string_view name) const {
+  assert(is_kept_request_field(name));  // the parser stores no other field
   const auto it = request.find(name);
   if (it == request.end()) return {};
   return it->value();
