@@ -119,11 +119,7 @@ void write_to(Context& context, const std::string& path, Write write) {
   if (!file) throw CliError("cannot write " + path);
 }
 
-void print_usage_table(std::ostream& out, const BillingUsageResponse& usage) {
-  if (usage.data.empty()) {
-    out << "No usage in this window\n";
-    return;
-  }
+Table usage_table(const BillingUsageResponse& usage) {
   Table table({"Bucket Start", "Type", "Base Model", "Session", "Amount"});
   for (const BillingUsageEntry& e : usage.data) {
     const EventCells c = cells_of(e.event_info);
@@ -134,7 +130,7 @@ void print_usage_table(std::ostream& out, const BillingUsageResponse& usage) {
     table.add_row({display_time(e.bucket_start), c.type, e.base_model.value_or("-"), e.session_id.value_or("-"),
                    std::move(amount)});
   }
-  table.print(out);
+  return table;
 }
 
 asio::awaitable<void> billing_usage(Context& context, UsageOptions options) {
@@ -149,30 +145,30 @@ asio::awaitable<void> billing_usage(Context& context, UsageOptions options) {
   if (context.json()) {
     print_json(context.out, json_of(usage));
   } else {
-    print_usage_table(context.out, usage);
+    print_listing(context, usage_table(usage), "No usage in this window");
   }
 }
 
 }  // namespace
 
 void add_billing_commands(CLI::App& app, Action& action) {
-  CLI::App* group = app.add_subcommand("billing", "Billing");
-  group->require_subcommand(1);
+  CLI::App& group = add_group(app, "billing", "Billing");
   auto options = std::make_shared<UsageOptions>();
-  CLI::App* usage = group->add_subcommand("usage", "Usage events per hour (window of at most 14 days)");
-  usage->add_option("STARTING_ON", options->starting_on_text, "Start (ISO-8601, UTC if no zone; whole hours)")
+  CLI::App& usage = add_command(group, "usage", "Usage events per hour (window of at most 14 days)", action, options,
+                                billing_usage, [](UsageOptions& o) {
+                                  o.starting_on = parse_cli_time(o.starting_on_text, "STARTING_ON");
+                                  o.ending_before = parse_cli_time(o.ending_before_text, "ENDING_BEFORE");
+                                  if (!(o.starting_on < o.ending_before)) {
+                                    throw UsageError("STARTING_ON must be before ENDING_BEFORE");
+                                  }
+                                });
+  usage.add_option("STARTING_ON", options->starting_on_text, "Start (ISO-8601, UTC if no zone; whole hours)")
       ->required();
-  usage->add_option("ENDING_BEFORE", options->ending_before_text, "End, exclusive (ISO-8601, UTC if no zone)")
+  usage.add_option("ENDING_BEFORE", options->ending_before_text, "End, exclusive (ISO-8601, UTC if no zone)")
       ->required();
-  usage->add_option("--csv", options->csv, "Also write the events as CSV to PATH ('-': standard output only)");
-  usage->add_option("--sessions-csv", options->sessions_csv,
-                    "Write the sessions' metadata as CSV to PATH ('-': stdout)");
-  usage->callback([options, &action] {
-    options->starting_on = parse_cli_time(options->starting_on_text, "STARTING_ON");
-    options->ending_before = parse_cli_time(options->ending_before_text, "ENDING_BEFORE");
-    if (!(options->starting_on < options->ending_before)) throw UsageError("STARTING_ON must be before ENDING_BEFORE");
-    action = [options](Context& context) { return billing_usage(context, *options); };
-  });
+  usage.add_option("--csv", options->csv, "Also write the events as CSV to PATH ('-': standard output only)");
+  usage.add_option("--sessions-csv", options->sessions_csv,
+                   "Write the sessions' metadata as CSV to PATH ('-': stdout)");
 }
 
 }  // namespace tinker::cli

@@ -64,15 +64,7 @@ asio::awaitable<void> checkpoint_list(Context& context, ListOptions options) {
     print_json(context.out, object);
     co_return;
   }
-  if (checkpoints.empty()) {
-    context.out << "No checkpoints found\n";
-    co_return;
-  }
-  print_checkpoint_table(context.out, checkpoints);
-  if (total > static_cast<std::int64_t>(checkpoints.size())) {
-    context.err << (total - static_cast<std::int64_t>(checkpoints.size()))
-                << " more not shown; use --limit 0 to see all\n";
-  }
+  print_listing(context, checkpoint_table(checkpoints), "No checkpoints found", total);
 }
 
 asio::awaitable<void> checkpoint_info(Context& context, std::string path) {
@@ -149,53 +141,49 @@ asio::awaitable<void> checkpoint_set_ttl(Context& context, TtlOptions options) {
 // Registers `checkpoint publish|unpublish PATH`.
 void add_publish_command(CLI::App& group, Action& action, bool publish) {
   auto path = std::make_shared<std::string>();
-  CLI::App* cmd = group.add_subcommand(publish ? "publish" : "unpublish",
-                                       publish ? "Make a checkpoint public" : "Make a checkpoint private again");
-  add_tinker_path_argument(*cmd, *path);
-  cmd->callback([path, publish, &action] {
-    action = [path, publish](Context& context) { return checkpoint_publish(context, *path, publish); };
-  });
+  auto command = [publish](Context& context, std::string chosen) {
+    return checkpoint_publish(context, std::move(chosen), publish);
+  };
+  CLI::App& cmd =
+      add_command(group, publish ? "publish" : "unpublish",
+                  publish ? "Make a checkpoint public" : "Make a checkpoint private again", action, path, command);
+  add_tinker_path_argument(cmd, *path);
 }
 
 }  // namespace
 
 void add_checkpoint_commands(CLI::App& app, Action& action) {
-  CLI::App* group = app.add_subcommand("checkpoint", "Checkpoints of your training runs");
-  group->require_subcommand(1);
+  CLI::App& group = add_group(app, "checkpoint", "Checkpoints of your training runs");
 
   auto list = std::make_shared<ListOptions>();
-  CLI::App* list_cmd = group->add_subcommand("list", "List checkpoints (of one run, or of every run, newest first)");
-  list_cmd->add_option("--run-id", list->run_id, "Only this training run (every checkpoint, unpaginated)");
-  list_cmd->add_option("--limit", list->limit, "How many checkpoints to show across runs (0: all)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  list_cmd->callback(
-      [list, &action] { action = [list](Context& context) { return checkpoint_list(context, *list); }; });
+  CLI::App& list_cmd = add_command(group, "list", "List checkpoints (of one run, or of every run, newest first)",
+                                   action, list, checkpoint_list);
+  list_cmd.add_option("--run-id", list->run_id, "Only this training run (every checkpoint, unpaginated)");
+  add_limit_option(list_cmd, list->limit, "How many checkpoints to show across runs (0: all)");
 
   auto info_path = std::make_shared<std::string>();
-  CLI::App* info_cmd = group->add_subcommand("info", "Show one checkpoint and its training run");
-  add_tinker_path_argument(*info_cmd, *info_path);
-  info_cmd->callback([info_path, &action] {
-    action = [info_path](Context& context) { return checkpoint_info(context, *info_path); };
-  });
+  CLI::App& info_cmd =
+      add_command(group, "info", "Show one checkpoint and its training run", action, info_path, checkpoint_info);
+  add_tinker_path_argument(info_cmd, *info_path);
 
-  add_publish_command(*group, action, true);
-  add_publish_command(*group, action, false);
+  add_publish_command(group, action, true);
+  add_publish_command(group, action, false);
 
   auto ttl = std::make_shared<TtlOptions>();
-  CLI::App* ttl_cmd = group->add_subcommand("set-ttl", "Set or remove a checkpoint's expiry");
-  add_tinker_path_argument(*ttl_cmd, ttl->path);
+  CLI::App& ttl_cmd = add_command(group, "set-ttl", "Set or remove a checkpoint's expiry", action, ttl,
+                                  checkpoint_set_ttl, [](TtlOptions& o) {
+                                    if (!o.ttl_seconds && !o.remove) {
+                                      throw UsageError("set-ttl needs --ttl SECONDS or --remove");
+                                    }
+                                  });
+  add_tinker_path_argument(ttl_cmd, ttl->path);
   CLI::Option* ttl_option =
-      ttl_cmd->add_option("--ttl", ttl->ttl_seconds, "Expire this many seconds from now")->check(CLI::PositiveNumber);
-  CLI::Option* remove_option = ttl_cmd->add_flag("--remove", ttl->remove, "Never expire");
+      ttl_cmd.add_option("--ttl", ttl->ttl_seconds, "Expire this many seconds from now")->check(CLI::PositiveNumber);
+  CLI::Option* remove_option = ttl_cmd.add_flag("--remove", ttl->remove, "Never expire");
   ttl_option->excludes(remove_option);
-  ttl_cmd->callback([ttl, &action] {
-    if (!ttl->ttl_seconds && !ttl->remove) throw UsageError("set-ttl needs --ttl SECONDS or --remove");
-    action = [ttl](Context& context) { return checkpoint_set_ttl(context, *ttl); };
-  });
 
-  add_checkpoint_delete_command(*group, action);
-  add_checkpoint_download_command(*group, action);
+  add_checkpoint_delete_command(group, action);
+  add_checkpoint_download_command(group, action);
 }
 
 }  // namespace tinker::cli

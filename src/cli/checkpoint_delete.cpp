@@ -172,28 +172,28 @@ asio::awaitable<void> checkpoint_delete(Context& context, DeleteOptions options)
 
 void add_checkpoint_delete_command(CLI::App& group, Action& action) {
   auto options = std::make_shared<DeleteOptions>();
-  CLI::App* cmd = group.add_subcommand("delete", "Delete checkpoints, by path or by run with filters");
-  cmd->add_option("PATH", options->paths, "Checkpoint paths (tinker://...)")
+  CLI::App& cmd =
+      add_command(group, "delete", "Delete checkpoints, by path or by run with filters", action, options,
+                  checkpoint_delete, [](DeleteOptions& o) {
+                    if (o.paths.empty() == o.run_id.empty()) {
+                      throw UsageError("checkpoint delete needs either checkpoint paths or --run-id (not both)");
+                    }
+                    if (!o.before_text.empty()) o.before = parse_cli_time(o.before_text, "--before");
+                    if (!o.after_text.empty()) o.after = parse_cli_time(o.after_text, "--after");
+                  });
+  cmd.add_option("PATH", options->paths, "Checkpoint paths (tinker://...)")
       ->check(CLI::Validator(check_tinker_path, "TINKER_PATH", "tinker path"));
-  CLI::Option* run_id = cmd->add_option("--run-id", options->run_id, "Delete the checkpoints of this run");
-  CLI::Option* type = cmd->add_option("--type", options->type, "Only this kind (with --run-id)")
+  CLI::Option* run_id = cmd.add_option("--run-id", options->run_id, "Delete the checkpoints of this run");
+  CLI::Option* type = cmd.add_option("--type", options->type, "Only this kind (with --run-id)")
                           ->check(CLI::IsMember({"weights", "sampler_weights", "training", "sampler"}));
   CLI::Option* before =
-      cmd->add_option("--before", options->before_text, "Only those saved before DATE (ISO-8601, UTC if no zone)");
+      cmd.add_option("--before", options->before_text, "Only those saved before DATE (ISO-8601, UTC if no zone)");
   CLI::Option* after =
-      cmd->add_option("--after", options->after_text, "Only those saved after DATE (ISO-8601, UTC if no zone)");
-  cmd->add_flag("-y,--yes", options->yes, "Do not ask for confirmation");
+      cmd.add_option("--after", options->after_text, "Only those saved after DATE (ISO-8601, UTC if no zone)");
+  cmd.add_flag("-y,--yes", options->yes, "Do not ask for confirmation");
   type->needs(run_id);
   before->needs(run_id);
   after->needs(run_id);
-  cmd->callback([options, &action] {
-    if (options->paths.empty() == options->run_id.empty()) {
-      throw UsageError("checkpoint delete needs either checkpoint paths or --run-id (not both)");
-    }
-    if (!options->before_text.empty()) options->before = parse_cli_time(options->before_text, "--before");
-    if (!options->after_text.empty()) options->after = parse_cli_time(options->after_text, "--after");
-    action = [options](Context& context) { return checkpoint_delete(context, *options); };
-  });
 }
 
 }  // namespace tinker::cli

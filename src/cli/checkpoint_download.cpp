@@ -104,13 +104,12 @@ asio::awaitable<void> checkpoint_download(Context& context, DownloadCommandOptio
 
 void add_checkpoint_download_command(CLI::App& group, Action& action) {
   auto options = std::make_shared<DownloadCommandOptions>();
-  CLI::App* cmd = group.add_subcommand("download", "Download and extract a checkpoint");
-  add_tinker_path_argument(*cmd, options->path);
-  cmd->add_option("-o,--output", options->output_dir,
-                  "Parent directory (default: the current one); the checkpoint goes to <DIR>/<run>_<kind>_<name>");
-  cmd->add_flag("--force", options->force, "Replace an existing download");
-  cmd->callback(
-      [options, &action] { action = [options](Context& context) { return checkpoint_download(context, *options); }; });
+  CLI::App& cmd =
+      add_command(group, "download", "Download and extract a checkpoint", action, options, checkpoint_download);
+  add_tinker_path_argument(cmd, options->path);
+  cmd.add_option("-o,--output", options->output_dir,
+                 "Parent directory (default: the current one); the checkpoint goes to <DIR>/<run>_<kind>_<name>");
+  cmd.add_flag("--force", options->force, "Replace an existing download");
 }
 
 }  // namespace tinker::cli

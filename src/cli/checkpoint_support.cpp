@@ -34,13 +34,13 @@ boost::asio::awaitable<Checkpoint> find_checkpoint(Context& context, std::string
   throw CliError("checkpoint not found: " + path);
 }
 
-void print_checkpoint_table(std::ostream& out, const std::vector<Checkpoint>& checkpoints) {
+Table checkpoint_table(const std::vector<Checkpoint>& checkpoints) {
   Table table({"Checkpoint ID", "Type", "Size", "Public", "Created", "Expires", "Path"});
   for (const Checkpoint& c : checkpoints) {
     table.add_row({c.checkpoint_id, to_string(c.checkpoint_type), display_size(c.size_bytes), yes_no(c.public_),
                    display_time(c.time), c.expires_at ? display_time(*c.expires_at) : "Never", c.tinker_path});
   }
-  table.print(out);
+  return table;
 }
 
 }  // namespace tinker::cli

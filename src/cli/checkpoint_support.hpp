@@ -3,12 +3,12 @@
 #pragma once
 
 #include "cli/context.hpp"
+#include "cli/output.hpp"
 
 #include <tinker/types/checkpoint.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -23,7 +23,7 @@ std::string check_tinker_path(const std::string& path);
 /// such checkpoint (and tinker::error when the run itself is not found).
 boost::asio::awaitable<Checkpoint> find_checkpoint(Context& context, std::string path);
 
-/// Checkpoint ID, Type, Size, Public, Created, Expires, Path.
-void print_checkpoint_table(std::ostream& out, const std::vector<Checkpoint>& checkpoints);
+/// The table of `checkpoints`: Checkpoint ID, Type, Size, Public, Created, Expires, Path.
+Table checkpoint_table(const std::vector<Checkpoint>& checkpoints);
 
 }  // namespace tinker::cli

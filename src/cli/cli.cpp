@@ -72,6 +72,23 @@ bool Context::confirm(const std::string& question) {
   return answer == "y" || answer == "yes";
 }
 
+CLI::App& add_group(CLI::App& app, const std::string& name, const std::string& help) {
+  CLI::App* group = app.add_subcommand(name, help);
+  group->require_subcommand(1);
+  return *group;
+}
+
+CLI::App& add_subcommand(CLI::App& group, const std::string& name, const std::string& help,
+                         std::function<void()> on_chosen) {
+  CLI::App* command = group.add_subcommand(name, help);
+  command->callback(std::move(on_chosen));
+  return *command;
+}
+
+void add_limit_option(CLI::App& command, std::int64_t& limit, const std::string& help) {
+  command.add_option("--limit", limit, help)->check(CLI::NonNegativeNumber)->capture_default_str();
+}
+
 namespace {
 
 // The friendly first part of an API error, by status class (spec 16).
@@ -150,11 +167,11 @@ void execute(const Action& action, Format format, std::ostream& out, std::ostrea
   asio::co_spawn(io, action(*context), asio::bind_cancellation_slot(state.cancel.slot(), Finished(&state)));
   if (env.interrupted) asio::co_spawn(io, watch_interrupt(&env, &state), asio::detached);
   while (!state.done) io.run_one();
-  // The client goes first (it stops its pools and timers), then whatever work is still
-  // outstanding finishes (e.g. a helper thread handing back its last completion) before the
-  // io_context is destroyed. Bounded, so a lingering timer cannot hang the program.
+  // The client goes before the io_context. No drain after it: helper threads (the download's
+  // blocking pool, the credential command) release their work guards on the io thread with their
+  // completions, so none touches the io_context once the command is done, and handlers still
+  // queued are destroyed with it (checked under ASan+UBSan, CLI tests repeated 20 times).
   context.reset();
-  io.run_for(std::chrono::seconds(10));
   if (state.failure) std::rethrow_exception(state.failure);
 }
 

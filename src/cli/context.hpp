@@ -11,12 +11,14 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace CLI {
 class App;
@@ -73,6 +75,30 @@ class Context {
 
 /// The command chosen on the command line, bound to its options.
 using Action = std::function<boost::asio::awaitable<void>(Context&)>;
+
+/// Adds the command group `name` to `app`; one of its subcommands must be given.
+CLI::App& add_group(CLI::App& app, const std::string& name, const std::string& help);
+
+/// Adds the subcommand `name` to `group`; CLI11 calls `on_chosen` after parsing when the command
+/// line chose it (a UsageError thrown there is a usage error).
+CLI::App& add_subcommand(CLI::App& group, const std::string& name, const std::string& help,
+                         std::function<void()> on_chosen);
+
+/// Adds the command `name` to `group`. Its options live in `*options` (the caller binds them on the
+/// returned command); once parsed, `prepare` (if any) checks and completes them, throwing
+/// UsageError, and `action` becomes `command(context, options)`, the coroutine owning a copy.
+template <class Options, class Command>
+CLI::App& add_command(CLI::App& group, const std::string& name, const std::string& help, Action& action,
+                      std::shared_ptr<Options> options, Command command,
+                      std::type_identity_t<std::function<void(Options&)>> prepare = {}) {
+  return add_subcommand(group, name, help, [&action, options, command, prepare] {
+    if (prepare) prepare(*options);
+    action = [options, command](Context& context) { return command(context, *options); };
+  });
+}
+
+/// Adds `--limit` (0: all, else how many to show) bound to `limit`, showing its default.
+void add_limit_option(CLI::App& command, std::int64_t& limit, const std::string& help);
 
 /// The command groups; each adds its subcommands to `app` and, through their CLI11 callbacks,
 /// stores the chosen command in `action`.

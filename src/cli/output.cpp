@@ -39,6 +39,16 @@ void Table::print(std::ostream& out) const {
   for (const auto& row : rows_) print_row(row);
 }
 
+void print_listing(Context& context, const Table& table, std::string_view nothing, std::optional<std::int64_t> total) {
+  if (table.empty()) {
+    context.out << nothing << '\n';
+    return;
+  }
+  table.print(context.out);
+  const auto shown = static_cast<std::int64_t>(table.size());
+  if (total && *total > shown) context.err << (*total - shown) << " more not shown; use --limit 0 to see all\n";
+}
+
 void print_properties(std::ostream& out, const Properties& properties) {
   Table table({"Property", "Value"});
   for (const auto& [name, value] : properties) table.add_row({name, value});

@@ -26,12 +26,20 @@ class Table {
 
   void add_row(std::vector<std::string> row);
   bool empty() const noexcept { return rows_.empty(); }
+  std::size_t size() const noexcept { return rows_.size(); }
   void print(std::ostream& out) const;
 
  private:
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+class Context;
+
+/// A listing: `table`, or the line `nothing` when it has no rows. When the server counts `total`
+/// items, more than the table shows, the error stream says how many are left out.
+void print_listing(Context& context, const Table& table, std::string_view nothing,
+                   std::optional<std::int64_t> total = std::nullopt);
 
 /// A two-column "Property / Value" table, for the `info` commands.
 using Properties = std::vector<std::pair<std::string, std::string>>;

@@ -84,10 +84,6 @@ asio::awaitable<void> run_list(Context& context, RunListOptions options) {
     print_json(context.out, object);
     co_return;
   }
-  if (runs.empty()) {
-    context.out << "No training runs found\n";
-    co_return;
-  }
   std::vector<std::string> headers;
   for (const std::string& name : options.columns) headers.push_back(run_columns().at(name).header);
   Table table(headers);
@@ -96,10 +92,7 @@ asio::awaitable<void> run_list(Context& context, RunListOptions options) {
     for (const std::string& name : options.columns) row.push_back(run_columns().at(name).cell(run));
     table.add_row(std::move(row));
   }
-  table.print(context.out);
-  if (total > static_cast<std::int64_t>(runs.size())) {
-    context.err << (total - static_cast<std::int64_t>(runs.size())) << " more not shown; use --limit 0 to see all\n";
-  }
+  print_listing(context, table, "No training runs found", total);
 }
 
 void add_checkpoint_rows(Properties& rows, const char* label, const std::optional<Checkpoint>& checkpoint) {
@@ -132,31 +125,26 @@ asio::awaitable<void> run_info(Context& context, std::string run_id) {
 }  // namespace
 
 void add_run_commands(CLI::App& app, Action& action) {
-  CLI::App* group = app.add_subcommand("run", "Training runs");
-  group->require_subcommand(1);
+  CLI::App& group = add_group(app, "run", "Training runs");
 
   auto list = std::make_shared<RunListOptions>();
-  CLI::App* list_cmd = group->add_subcommand("list", "List your training runs, newest first");
-  list_cmd->add_option("--limit", list->limit, "How many runs to show (0: all)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  CLI::App& list_cmd = add_command(group, "list", "List your training runs, newest first", action, list, run_list,
+                                   [](RunListOptions& o) {
+                                     if (o.columns.empty()) o.columns = {"id", "model", "lora", "updated", "status"};
+                                   });
+  add_limit_option(list_cmd, list->limit, "How many runs to show (0: all)");
   std::vector<std::string> names;
   for (const auto& [name, column] : run_columns()) names.push_back(name);
   list_cmd
-      ->add_option("-c,--columns", list->columns,
-                   "Columns to show, comma separated: id,model,owner,lora,updated,status,checkpoint,checkpoint_time")
+      .add_option("-c,--columns", list->columns,
+                  "Columns to show, comma separated: id,model,owner,lora,updated,status,checkpoint,checkpoint_time")
       ->delimiter(',')
       ->check(CLI::IsMember(names))
       ->default_str("id,model,lora,updated,status");
-  list_cmd->callback([list, &action] {
-    if (list->columns.empty()) list->columns = {"id", "model", "lora", "updated", "status"};
-    action = [list](Context& context) { return run_list(context, *list); };
-  });
 
   auto run_id = std::make_shared<std::string>();
-  CLI::App* info_cmd = group->add_subcommand("info", "Show one training run");
-  info_cmd->add_option("RUN_ID", *run_id, "The training run id")->required();
-  info_cmd->callback([run_id, &action] { action = [run_id](Context& context) { return run_info(context, *run_id); }; });
+  CLI::App& info_cmd = add_command(group, "info", "Show one training run", action, run_id, run_info);
+  info_cmd.add_option("RUN_ID", *run_id, "The training run id")->required();
 }
 
 }  // namespace tinker::cli

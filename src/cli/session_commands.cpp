@@ -32,12 +32,10 @@ asio::awaitable<void> session_list(Context& context, std::int64_t limit) {
     boost::json::object object;
     object["sessions"] = std::move(array);
     print_json(context.out, object);
-  } else if (sessions.empty()) {
-    context.out << "No sessions found\n";
   } else {
     Table table({"Session ID"});
     for (const std::string& id : sessions) table.add_row({id});
-    table.print(context.out);
+    print_listing(context, table, "No sessions found");
   }
 }
 
@@ -95,32 +93,23 @@ asio::awaitable<void> session_export_trace(Context& context, ExportOptions optio
 }  // namespace
 
 void add_session_commands(CLI::App& app, Action& action) {
-  CLI::App* group = app.add_subcommand("session", "Sessions");
-  group->require_subcommand(1);
+  CLI::App& group = add_group(app, "session", "Sessions");
 
   auto limit = std::make_shared<std::int64_t>(20);
-  CLI::App* list_cmd = group->add_subcommand("list", "List your session ids, newest first");
-  list_cmd->add_option("--limit", *limit, "How many sessions to show (0: all)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  list_cmd->callback(
-      [limit, &action] { action = [limit](Context& context) { return session_list(context, *limit); }; });
+  CLI::App& list_cmd = add_command(group, "list", "List your session ids, newest first", action, limit, session_list);
+  add_limit_option(list_cmd, *limit, "How many sessions to show (0: all)");
 
   auto session_id = std::make_shared<std::string>();
-  CLI::App* info_cmd = group->add_subcommand("info", "Show the training runs and samplers of a session");
-  info_cmd->add_option("SESSION_ID", *session_id, "The session id")->required();
-  info_cmd->callback([session_id, &action] {
-    action = [session_id](Context& context) { return session_info(context, *session_id); };
-  });
+  CLI::App& info_cmd =
+      add_command(group, "info", "Show the training runs and samplers of a session", action, session_id, session_info);
+  info_cmd.add_option("SESSION_ID", *session_id, "The session id")->required();
 
   auto exporting = std::make_shared<ExportOptions>();
-  CLI::App* export_cmd = group->add_subcommand("export-trace", "Export a session's Perfetto trace");
-  export_cmd->add_option("SESSION_ID", exporting->session_id, "The session id")->required();
-  export_cmd->add_option("-o,--output", exporting->output, "Where to save it (default: ./<SESSION_ID>.pftrace)");
-  export_cmd->add_flag("--url-only", exporting->url_only, "Only print the download URL");
-  export_cmd->callback([exporting, &action] {
-    action = [exporting](Context& context) { return session_export_trace(context, *exporting); };
-  });
+  CLI::App& export_cmd =
+      add_command(group, "export-trace", "Export a session's Perfetto trace", action, exporting, session_export_trace);
+  export_cmd.add_option("SESSION_ID", exporting->session_id, "The session id")->required();
+  export_cmd.add_option("-o,--output", exporting->output, "Where to save it (default: ./<SESSION_ID>.pftrace)");
+  export_cmd.add_flag("--url-only", exporting->url_only, "Only print the download URL");
 }
 
 }  // namespace tinker::cli

@@ -134,10 +134,10 @@ asio::awaitable<boost::system::error_code> async_run_credential_command(std::str
       CommandOutcome outcome;
       outcome.ec = run_credential_command(cmd, outcome.secret, outcome.diag);
       const asio::any_io_executor target = work.get_executor();
-      asio::post(target, [handler = std::move(handler), outcome = std::move(outcome)]() mutable {
-        std::move(handler)(std::move(outcome));
-      });
-      work.reset();
+      // The work guard travels with the completion and is released on the io thread: released
+      // here, after the post, it could touch an io_context that is already gone.
+      asio::post(target, [handler = std::move(handler), outcome = std::move(outcome),
+                          work = std::move(work)]() mutable { std::move(handler)(std::move(outcome)); });
     }).detach();
   };
   CommandOutcome outcome = co_await asio::async_initiate<decltype(asio::use_awaitable), void(CommandOutcome)>(

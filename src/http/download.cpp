@@ -8,6 +8,7 @@
 #include "http/error_mapping.hpp"
 #include "http/headers.hpp"
 #include "http/proxy.hpp"
+#include "http/retry_policy.hpp"
 #include "http/tls.hpp"
 
 #include <tinker/error.hpp>
@@ -353,23 +354,24 @@ asio::awaitable<DownloadOutcome> download_to_file(DownloadTransport& transport, 
   const Target target = parse_target(request.url);
   OutputFile file(request.file, state.bytes_done);
   Progress progress(request);
-  std::chrono::milliseconds delay = request.retry_delay;
+  // No jitter and no cap: retry_delay, then twice that, and so on (download.hpp).
+  const Backoff backoff(request.retry_delay);
   for (int status_retries = 0;;) {
     AttemptResult result = co_await attempt(transport, target, state, file, progress);
     switch (result.step) {
       case Step::done: co_return DownloadOutcome();
       case Step::failed: co_return std::move(result.outcome);
-      case Step::transient_status:
+      case Step::transient_status: {
         if (status_retries >= request.max_status_retries) co_return std::move(result.outcome);
-        ++status_retries;
+        const std::chrono::milliseconds delay = backoff.delay(status_retries++, 0.0);
         if (co_await sleep_for(clock, delay)) {
           DownloadOutcome cancelled;
           cancelled.error = make_error_code(errc::cancelled);
           cancelled.reason = "cancelled";
           co_return cancelled;
         }
-        delay *= 2;
         break;
+      }
       case Step::dropped:
         state.last_drop = result.outcome.reason;
         if (state.resumes >= request.max_resumes) co_return out_of_resumes(request, state, std::move(result.outcome));

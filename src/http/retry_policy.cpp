@@ -197,17 +197,21 @@ std::optional<milliseconds> server_retry_hint(const Response& r, TimePoint now, 
   return std::nullopt;
 }
 
-milliseconds backoff_delay(int retries_done, double random_unit, const RetryOptions& o) {
+milliseconds Backoff::delay(int retries_done, double random_unit) const noexcept {
   // In double: 2^1000 * any millisecond count is either finite or +inf, and min() with the cap
   // brings both back; integer shifts would overflow long before n = 1000.
   const int n = std::clamp(retries_done, 0, 1000);
-  const double cap = std::max(0.0, static_cast<double>(o.max_delay.count()));
-  const double initial = std::max(0.0, static_cast<double>(o.initial_delay.count()));
+  const double cap = std::max(0.0, static_cast<double>(cap_.count()));
+  const double initial = std::max(0.0, static_cast<double>(initial_.count()));
   const double base = std::min(std::ldexp(initial, n), cap);
   const double u = std::isnan(random_unit) ? 0.0 : std::clamp(random_unit, 0.0, 1.0);
   const double delay = base * (1.0 - 0.25 * u);
-  if (delay >= cap) return std::max(o.max_delay, milliseconds::zero());
+  if (delay >= cap) return std::max(cap_, milliseconds::zero());
   return milliseconds(std::llround(delay));
+}
+
+milliseconds backoff_delay(int retries_done, double random_unit, const RetryOptions& o) {
+  return Backoff(o.initial_delay, o.max_delay).delay(retries_done, random_unit);
 }
 
 milliseconds layer1_retry_delay(const Response* response_or_null, int retries_done, TimePoint now, double random_unit,

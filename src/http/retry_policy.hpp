@@ -36,8 +36,24 @@ std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string
 std::optional<std::chrono::milliseconds> server_retry_hint(const Response& r, std::chrono::system_clock::time_point now,
                                                            std::chrono::milliseconds max_hint);
 
-/// Exponential back-off before retry number `retries_done` (0 for the first retry):
-/// min(initial_delay * 2^n, max_delay) * (1 - 0.25 * random_unit). Jitter only shortens it.
+/// An exponential back-off schedule, shared by layer 1 and the download's status retries: before
+/// retry number n (0 for the first), min(initial * 2^n, cap) * (1 - 0.25 * random_unit), where
+/// random_unit lies in [0, 1) (0: no jitter). Jitter only shortens it.
+class Backoff {
+ public:
+  /// `cap` defaults to no cap at all.
+  explicit Backoff(std::chrono::milliseconds initial,
+                   std::chrono::milliseconds cap = std::chrono::milliseconds::max()) noexcept
+      : initial_(initial), cap_(cap) {}
+
+  std::chrono::milliseconds delay(int retries_done, double random_unit) const noexcept;
+
+ private:
+  std::chrono::milliseconds initial_;
+  std::chrono::milliseconds cap_;
+};
+
+/// Layer 1's back-off: Backoff(initial_delay, max_delay).
 std::chrono::milliseconds backoff_delay(int retries_done, double random_unit, const RetryOptions& o);
 
 /// The delay before the next layer-1 attempt: the server hint of `response_or_null` if it has

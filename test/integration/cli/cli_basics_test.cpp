@@ -126,11 +126,10 @@ class CliPendingTrace : public CliTest {
 };
 
 TEST_F(CliPendingTrace, CtrlCCancelsARunningCommand) {
-  sync::ServiceClient service = make_sync_service();
-  make_run(service, {"a"});
+  make_run({"a"});
   const auto start = std::chrono::steady_clock::now();
   const auto interrupt_at = start + std::chrono::milliseconds(200);
-  const CliResult result = cli({"session", "export-trace", service.session_id(), "--url-only"}, "", false,
+  const CliResult result = cli({"session", "export-trace", service().session_id(), "--url-only"}, "", false,
                                [interrupt_at] { return std::chrono::steady_clock::now() >= interrupt_at; });
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(result.code, cli::exit_interrupted) << result.err;

@@ -13,8 +13,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 TEST_F(CliTest, RunListAndInfoInBothFormats) {
-  sync::ServiceClient service = make_sync_service();
-  const CliRun run = make_run(service, {"first"});
+  const CliRun run = make_run({"first"});
 
   const CliResult table = cli({"run", "list"});
   ASSERT_EQ(table.code, cli::exit_ok) << table.err;
@@ -53,8 +52,7 @@ TEST_F(CliTest, RunListAndInfoInBothFormats) {
 }
 
 TEST_F(CliTest, RunListLimitPagesAndSaysWhatIsNotShown) {
-  sync::ServiceClient service = make_sync_service();
-  for (int i = 0; i < 3; ++i) service.create_lora_training_client(std::string(tiny_model), 4);
+  for (int i = 0; i < 3; ++i) service().create_lora_training_client(std::string(tiny_model), 4);
   const CliResult limited = cli({"-f", "json", "run", "list", "--limit", "2"});
   ASSERT_EQ(limited.code, cli::exit_ok) << limited.err;
   EXPECT_EQ(limited.json().at("runs").as_array().size(), 2u);
@@ -65,8 +63,7 @@ TEST_F(CliTest, RunListLimitPagesAndSaysWhatIsNotShown) {
 }
 
 TEST_F(CliTest, CheckpointListAndInfoInBothFormats) {
-  sync::ServiceClient service = make_sync_service();
-  const CliRun run = make_run(service, {"a", "b"});
+  const CliRun run = make_run({"a", "b"});
 
   const CliResult table = cli({"checkpoint", "list", "--run-id", run.run_id});
   ASSERT_EQ(table.code, cli::exit_ok) << table.err;
@@ -102,8 +99,7 @@ TEST_F(CliTest, CheckpointListAndInfoInBothFormats) {
 }
 
 TEST_F(CliTest, MissingCheckpointFailsWithStatusAndRequestId) {
-  sync::ServiceClient service = make_sync_service();
-  const CliRun run = make_run(service, {"a"});
+  const CliRun run = make_run({"a"});
   const std::string missing = "tinker://" + run.run_id + "/weights/missing";
 
   const CliResult publish = cli({"checkpoint", "publish", missing});
@@ -131,8 +127,7 @@ TEST_F(CliTest, MissingCheckpointFailsWithStatusAndRequestId) {
 }
 
 TEST_F(CliTest, PublishUnpublishAndTtl) {
-  sync::ServiceClient service = make_sync_service();
-  const CliRun run = make_run(service, {"a"});
+  const CliRun run = make_run({"a"});
   const std::string path = run.training_paths[0];
   auto checkpoint_json = [&] { return cli({"-f", "json", "checkpoint", "info", path}).json(); };
 

@@ -39,8 +39,7 @@ class CliDownload : public CliTest {
 };
 
 TEST_F(CliDownload, DownloadsAndExtractsACheckpoint) {
-  sync::ServiceClient service = make_sync_service();
-  const CliRun run = make_run(service, {"a"});
+  const CliRun run = make_run({"a"});
   const std::string path = run.training_paths[0];
   const fs::path target = out_dir / download_target_name(path);
 
@@ -72,8 +71,7 @@ TEST_F(CliDownload, DownloadsAndExtractsACheckpoint) {
 }
 
 TEST_F(CliDownload, MissingCheckpointLeavesNothingBehind) {
-  sync::ServiceClient service = make_sync_service();
-  const CliRun run = make_run(service, {"a"});
+  const CliRun run = make_run({"a"});
   const std::string missing = "tinker://" + run.run_id + "/weights/missing";
   const CliResult result = cli({"checkpoint", "download", missing, "-o", out_dir.string()});
   EXPECT_EQ(result.code, cli::exit_failure);
@@ -83,9 +81,8 @@ TEST_F(CliDownload, MissingCheckpointLeavesNothingBehind) {
 }
 
 TEST_F(CliDownload, ExportsASessionTraceToAFile) {
-  sync::ServiceClient service = make_sync_service();
-  make_run(service, {"a"});
-  const std::string session_id = service.session_id();
+  make_run({"a"});
+  const std::string session_id = service().session_id();
   const fs::path file = out_dir / "trace.pftrace";
   const CliResult result = cli({"-f", "json", "session", "export-trace", session_id, "-o", file.string()});
   ASSERT_EQ(result.code, cli::exit_ok) << result.err;

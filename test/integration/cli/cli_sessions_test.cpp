@@ -15,9 +15,8 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 TEST_F(CliTest, SessionListInfoAndTraceUrl) {
-  sync::ServiceClient service = make_sync_service();
-  const CliRun run = make_run(service, {"a"});
-  const std::string session_id = service.session_id();
+  const CliRun run = make_run({"a"});
+  const std::string session_id = service().session_id();
 
   const CliResult list = cli({"-f", "json", "session", "list"});
   ASSERT_EQ(list.code, cli::exit_ok) << list.err;
@@ -48,8 +47,7 @@ TEST_F(CliTest, SessionListInfoAndTraceUrl) {
 }
 
 TEST_F(CliTest, BillingUsageAsTableJsonAndCsv) {
-  sync::ServiceClient service = make_sync_service();
-  make_run(service, {"a"});
+  make_run({"a"});
   const auto hour = std::chrono::floor<std::chrono::hours>(std::chrono::system_clock::now());
   const std::string start = format_timestamp(Timestamp(hour));
   const std::string end = format_timestamp(Timestamp(hour + std::chrono::hours(1)));

@@ -13,6 +13,7 @@
 #include <boost/json/value.hpp>
 
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -103,8 +104,16 @@ class CliTest : public SyncService {
   /// Whether the CLI may draw progress bars on its error stream.
   bool error_is_terminal = false;
 
-  CliRun make_run(sync::ServiceClient& service, const std::vector<std::string>& names) const {
-    sync::TrainingClient training = service.create_lora_training_client(std::string(tiny_model), 4);
+  /// The blocking SDK session the test makes its runs with: opened on first use, closed before
+  /// the server stops.
+  sync::ServiceClient& service() {
+    if (!service_) service_.emplace(service_options());
+    return *service_;
+  }
+
+  /// A run on service() with training checkpoints `names` and one sampler checkpoint.
+  CliRun make_run(const std::vector<std::string>& names) {
+    sync::TrainingClient training = service().create_lora_training_client(std::string(tiny_model), 4);
     CliRun run;
     run.run_id = training.model_id();
     std::vector<Future<SaveWeightsResponse>> saves;
@@ -113,6 +122,14 @@ class CliTest : public SyncService {
     run.sampler_path = training.save_weights_for_sampler("for-sampling").get().path.value_or("");
     return run;
   }
+
+  void TearDown() override {
+    service_.reset();
+    SyncService::TearDown();
+  }
+
+ private:
+  std::optional<sync::ServiceClient> service_;
 };
 
 }  // namespace tinker::test

@@ -15,8 +15,10 @@ namespace {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
-local::FaultRule slow_submissions(milliseconds delay) {
-  local::FaultRule rule("asample", local::FaultKind::delay);
+// Every asample held by the server for `delay`: its queue paused (pause_queue) or the request
+// itself unanswered (delay).
+local::FaultRule held_asample(local::FaultKind kind, milliseconds delay) {
+  local::FaultRule rule("asample", kind);
   rule.delay = delay;
   rule.probability = 1.0;
   return rule;
@@ -36,7 +38,7 @@ class SamplingLimitsTest : public LocalService {
   std::vector<std::chrono::system_clock::time_point> held_submissions(const client::SampleTuning& tuning,
                                                                       std::size_t count, std::size_t tokens) {
     local::ServerOptions options = fast_server_options();
-    options.faults.push_back(slow_submissions(milliseconds(150)));
+    options.faults.push_back(held_asample(local::FaultKind::delay, milliseconds(150)));
     start_server(options);
     auto service = make_service_client();
     service->holder()->set_sample_tuning(tuning);
@@ -49,6 +51,28 @@ class SamplingLimitsTest : public LocalService {
     for (const auto& times : samples) EXPECT_FALSE(times.error) << times.message;
     EXPECT_EQ(service->holder()->sample_dispatch().in_flight(), 0);
     return arrivals(server->audit());
+  }
+
+  // One sample against a server that applies `stuck` with a 400 ms progress timeout: it fails
+  // with the timeout after 400 ms, long before the server would have answered.
+  void expect_no_progress_failure(const local::FaultRule& stuck) {
+    local::ServerOptions options = fast_server_options();
+    options.faults.push_back(stuck);
+    start_server(options);
+    auto service = make_service_client();
+    client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
+    tuning.progress_timeout = milliseconds(400);
+    service->holder()->set_sample_tuning(tuning);
+    SamplingClient sampler = run(make_sampler(*service));
+    SampleTimes times;
+    const auto start = std::chrono::steady_clock::now();
+    spawn_timed_sample(io, sampler, prompt_of(4), times);
+    run_until(io, [&] { return times.finished.has_value(); });
+    ASSERT_TRUE(times.error);
+    EXPECT_EQ(*times.error, make_error_code(errc::timeout));
+    EXPECT_NE(times.message.find("No progress made in 0.4s"), std::string::npos) << times.message;
+    EXPECT_GE(ms_between(start, *times.finished), 400);
+    EXPECT_LT(ms_between(start, *times.finished), 3'000);
   }
 };
 
@@ -93,51 +117,13 @@ TEST_F(SamplingLimitsTest, ALostResultIsSampledAgainUnderANewSeqId) {
 }
 
 TEST_F(SamplingLimitsTest, NoProgressForTheProgressTimeoutFailsTheWaitingSample) {
-  local::ServerOptions options = fast_server_options();
-  local::FaultRule stuck("asample", local::FaultKind::pause_queue);
-  stuck.delay = milliseconds(5'000);
-  stuck.probability = 1.0;
-  options.faults.push_back(stuck);
-  start_server(options);
-  auto service = make_service_client();
-  client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
-  tuning.progress_timeout = milliseconds(400);
-  service->holder()->set_sample_tuning(tuning);
-  SamplingClient sampler = run(make_sampler(*service));
-  SampleTimes times;
-  const auto start = std::chrono::steady_clock::now();
-  spawn_timed_sample(io, sampler, prompt_of(4), times);
-  run_until(io, [&] { return times.finished.has_value(); });
-  ASSERT_TRUE(times.error);
-  EXPECT_EQ(*times.error, make_error_code(errc::timeout));
-  EXPECT_NE(times.message.find("No progress made in 0.4s"), std::string::npos) << times.message;
-  EXPECT_GE(ms_between(start, *times.finished), 400);
-  EXPECT_LT(ms_between(start, *times.finished), 3'000);
+  expect_no_progress_failure(held_asample(local::FaultKind::pause_queue, milliseconds(5'000)));
 }
 
 // The submit itself hangs (the server holds the asample request): the stuck detector cancels it
 // inside the sample's task and the call fails with the same error.
 TEST_F(SamplingLimitsTest, NoProgressForTheProgressTimeoutFailsAHangingSubmit) {
-  local::ServerOptions options = fast_server_options();
-  local::FaultRule hang("asample", local::FaultKind::delay);
-  hang.delay = milliseconds(5'000);
-  hang.probability = 1.0;
-  options.faults.push_back(hang);
-  start_server(options);
-  auto service = make_service_client();
-  client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
-  tuning.progress_timeout = milliseconds(400);
-  service->holder()->set_sample_tuning(tuning);
-  SamplingClient sampler = run(make_sampler(*service));
-  SampleTimes times;
-  const auto start = std::chrono::steady_clock::now();
-  spawn_timed_sample(io, sampler, prompt_of(4), times);
-  run_until(io, [&] { return times.finished.has_value(); });
-  ASSERT_TRUE(times.error);
-  EXPECT_EQ(*times.error, make_error_code(errc::timeout));
-  EXPECT_NE(times.message.find("No progress made in 0.4s"), std::string::npos) << times.message;
-  EXPECT_GE(ms_between(start, *times.finished), 400);
-  EXPECT_LT(ms_between(start, *times.finished), 3'000);
+  expect_no_progress_failure(held_asample(local::FaultKind::delay, milliseconds(5'000)));
 }
 
 asio::awaitable<std::tuple<PromptLogprobs, std::vector<float>>> logprobs_both_ways(ServiceClient& service) {

@@ -41,6 +41,13 @@ ScriptedResponse binary(int status, std::string body) {
   return response;
 }
 
+// A 200 with `body` whose connection closes partway through it.
+ScriptedResponse cut_short(std::string body) {
+  ScriptedResponse response = binary(200, std::move(body));
+  response.truncate = true;
+  return response;
+}
+
 class Download : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -102,9 +109,7 @@ TEST_F(Download, AnUntrustedCertificateIsATlsErrorWithoutRetries) {
 TEST_F(Download, A200ToARangeRequestRestartsFromZero) {
   ScriptedServer server;
   const std::string body = pattern(100'000);
-  ScriptedResponse cut = binary(200, body);
-  cut.truncate = true;
-  server.push(cut);
+  server.push(cut_short(body));
   server.push(binary(200, body));  // ignores Range
   DownloadState state;
   const DownloadOutcome outcome = fetch(server.base_url() + "/a.tar", state);
@@ -120,9 +125,7 @@ TEST_F(Download, A200ToARangeRequestRestartsFromZero) {
 TEST_F(Download, A206IsAcceptedOnlyWhereTheFileStops) {
   ScriptedServer server;
   const std::string body = pattern(10'000);
-  ScriptedResponse cut = binary(200, body);
-  cut.truncate = true;
-  server.push(cut);
+  server.push(cut_short(body));
   ScriptedResponse wrong = binary(206, body.substr(0, 100));
   wrong.headers.emplace_back("Content-Range", "bytes 0-99/10000");
   server.push(wrong);
@@ -165,9 +168,7 @@ TEST_F(Download, ASilentServerTimesOutAsADroppedConnection) {
 
 TEST_F(Download, OutOfResumesWithAKnownTotalNamesTheSizes) {
   ScriptedServer server;
-  ScriptedResponse cut = binary(200, pattern(5000));
-  cut.truncate = true;
-  server.set_default_response(cut);
+  server.set_default_response(cut_short(pattern(5000)));
   DownloadState state;
   const DownloadOutcome outcome = fetch(server.base_url() + "/a.tar", state, 2);
   EXPECT_EQ(outcome.error, errc::request_failed);

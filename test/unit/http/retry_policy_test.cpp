@@ -181,6 +181,16 @@ TEST(HttpRetryBackoff, LargeAndOddInputsStayInRange) {
   EXPECT_EQ(backoff_delay(4, 0.0, custom), 1s);
 }
 
+// The download's status retries: no cap given, no jitter asked for.
+TEST(HttpRetryBackoff, UncappedWithoutJitterDoublesExactly) {
+  const Backoff backoff(250ms);
+  EXPECT_EQ(backoff.delay(0, 0.0), 250ms);
+  EXPECT_EQ(backoff.delay(1, 0.0), 500ms);
+  EXPECT_EQ(backoff.delay(2, 0.0), 1s);
+  EXPECT_EQ(backoff.delay(20, 0.0), 250ms * (1 << 20));
+  EXPECT_EQ(backoff.delay(1000, 0.0), milliseconds::max());
+}
+
 TEST(HttpRetryLayer1, ServerHintElseBackoff) {
   const Response hinted = with_headers({{"retry-after", "3"}});
   const Response unhinted = with_headers({});
