@@ -53,7 +53,9 @@ class ClientConfigFlags {
   std::int64_t fwdbwd_max_chunk_len = 1024;
   std::int64_t fwdbwd_max_chunk_bytes_count = 5'000'000;
   std::int64_t sample_max_concurrent_requests = 2000;
-  bool dynamic_config_enabled = true;  ///< false: `client/dynamic_config` answers 404
+  bool sample_no_retries = false;             ///< sample() without the client's retry layer 3 (spec 5.3)
+  bool sample_enable_stuck_detection = true;  ///< false: the client's progress timeout is off (spec 5.3)
+  bool dynamic_config_enabled = true;         ///< false: `client/dynamic_config` answers 404
   std::int64_t dynamic_refresh_interval_sec = 300;
 };
 

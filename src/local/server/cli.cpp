@@ -46,6 +46,8 @@ Options:
                            $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub, ~/.cache/huggingface/hub)
   --api-key <key>          accept this key (repeatable); default: any key starting with "tml-"
   --jwt                    announce pjwt_auth_enabled and mint JWTs at /api/v1/auth/token
+  --sample-no-retries      announce sample_no_retries (clients send each sample once)
+  --no-sample-stuck-detection  announce sample_enable_stuck_detection false (no progress timeout)
   --log-level <level>      off, error, warning, info (one line per request), debug (default warning)
   --null-model             every operation completes at once with well-formed results (benchmarks)
   --workers <n>            model worker threads (default 2)
@@ -128,6 +130,12 @@ CommandLine parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--jwt") {
       no_value();
       options.client_config.pjwt_auth_enabled = true;
+    } else if (flag == "--sample-no-retries") {
+      no_value();
+      options.client_config.sample_no_retries = true;
+    } else if (flag == "--no-sample-stuck-detection") {
+      no_value();
+      options.client_config.sample_enable_stuck_detection = false;
     } else if (flag == "--log-level") {
       options.log_level = parse_log_level(value());
     } else if (flag == "--null-model") {

@@ -59,6 +59,8 @@ ClientConfigResponse client_config(const ClientConfigFlags& flags) {
   config.fwdbwd_max_chunk_len = flags.fwdbwd_max_chunk_len;
   config.fwdbwd_max_chunk_bytes_count = flags.fwdbwd_max_chunk_bytes_count;
   config.sample_max_concurrent_requests = flags.sample_max_concurrent_requests;
+  config.sample_no_retries = flags.sample_no_retries;
+  config.sample_enable_stuck_detection = flags.sample_enable_stuck_detection;
   // The Python SDK's optional native transport is usually not installed: plain httpx it is.
   config.use_pyqwest_transport = false;
   return config;

@@ -1,12 +1,14 @@
 // SamplingClient's dispatch limits seen on the wire (count, and bytes with overdraft), retry
 // layer 3 (a lost result is sampled again under a new seq_id; no progress for the progress
-// timeout fails the waiting sample), and compute_logprobs against a forward pass.
+// timeout fails the waiting sample; the server flags sample_no_retries and
+// sample_enable_stuck_detection turn each off), and compute_logprobs against a forward pass.
 #include "integration/sampling/sampling_support.hpp"
 #include "integration/support/training_data.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace tinker::test {
@@ -22,6 +24,14 @@ local::FaultRule held_asample(local::FaultKind kind, milliseconds delay) {
   rule.delay = delay;
   rule.probability = 1.0;
   return rule;
+}
+
+// The first retrieve_future of the server answers 410: the result is lost.
+local::FaultRule first_result_lost() {
+  local::FaultRule lost("retrieve_future", local::FaultKind::status);
+  lost.status = 410;
+  lost.on_calls = {1};
+  return lost;
 }
 
 std::vector<std::chrono::system_clock::time_point> arrivals(const local::AuditReport& audit) {
@@ -51,6 +61,29 @@ class SamplingLimitsTest : public LocalService {
     for (const auto& times : samples) EXPECT_FALSE(times.error) << times.message;
     EXPECT_EQ(service->holder()->sample_dispatch().in_flight(), 0);
     return arrivals(server->audit());
+  }
+
+  // One sample of a 4-token prompt against a server started with `options` (short retry waits;
+  // `progress_timeout` replaces the default when given).
+  SampleTimes sample_once(const local::ServerOptions& options,
+                          std::optional<milliseconds> progress_timeout = std::nullopt) {
+    start_server(options);
+    auto service = make_service_client();
+    client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
+    if (progress_timeout) tuning.progress_timeout = *progress_timeout;
+    service->holder()->set_sample_tuning(tuning);
+    SamplingClient sampler = run(make_sampler(*service));
+    SampleTimes times;
+    spawn_timed_sample(io, sampler, prompt_of(4), times);
+    run_until(io, [&] { return times.finished.has_value(); });
+    return times;
+  }
+
+  // The seq_ids of the asample requests the server received, in arrival order.
+  std::vector<std::int64_t> asample_seq_ids() {
+    std::vector<std::int64_t> seq_ids;
+    for (const auto& record : requests_to(server->audit(), "/asample")) seq_ids.push_back(record.seq_id.value_or(-1));
+    return seq_ids;
   }
 
   // One sample against a server that applies `stuck` with a 400 ms progress timeout: it fails
@@ -98,22 +131,36 @@ TEST_F(SamplingLimitsTest, TheDispatchBytesOverdrawByOneSubmission) {
 
 TEST_F(SamplingLimitsTest, ALostResultIsSampledAgainUnderANewSeqId) {
   local::ServerOptions options = fast_server_options();
-  local::FaultRule lost("retrieve_future", local::FaultKind::status);
-  lost.status = 410;
-  lost.on_calls = {1};
-  options.faults.push_back(lost);
-  start_server(options);
-  auto service = make_service_client();
-  service->holder()->set_sample_tuning(fast_tuning(milliseconds(100), milliseconds(100)));
-  SamplingClient sampler = run(make_sampler(*service));
-  SampleTimes times;
-  spawn_timed_sample(io, sampler, prompt_of(4), times);
-  run_until(io, [&] { return times.finished.has_value(); });
+  options.faults.push_back(first_result_lost());
+  const SampleTimes times = sample_once(options);
   EXPECT_FALSE(times.error) << times.message;
   EXPECT_EQ(times.sequences, 1u);
-  std::vector<std::int64_t> seq_ids;
-  for (const auto& record : requests_to(server->audit(), "/asample")) seq_ids.push_back(record.seq_id.value_or(-1));
-  EXPECT_EQ(seq_ids, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(asample_seq_ids(), (std::vector<std::int64_t>{0, 1}));
+}
+
+// The server flag sample_no_retries (spec 5.3): sample() sends once, without retry layer 3, so
+// the same lost result fails the sample instead of being sampled again.
+TEST_F(SamplingLimitsTest, WithTheServerFlagSampleNoRetriesALostResultFailsTheSample) {
+  local::ServerOptions options = fast_server_options();
+  options.client_config.sample_no_retries = true;
+  options.faults.push_back(first_result_lost());
+  const SampleTimes times = sample_once(options);
+  ASSERT_TRUE(times.error);
+  EXPECT_EQ(asample_seq_ids(), (std::vector<std::int64_t>{0}));
+}
+
+// The server flag sample_enable_stuck_detection false (spec 5.3): no progress timeout, so a
+// sample whose queue stays paused for longer than that timeout finishes once it resumes.
+TEST_F(SamplingLimitsTest, WithStuckDetectionOffASampleOutlastsTheProgressTimeout) {
+  local::ServerOptions options = fast_server_options();
+  options.client_config.sample_enable_stuck_detection = false;
+  options.faults.push_back(held_asample(local::FaultKind::pause_queue, milliseconds(900)));
+  const auto start = std::chrono::steady_clock::now();
+  const SampleTimes times = sample_once(options, milliseconds(300));
+  EXPECT_FALSE(times.error) << times.message;
+  EXPECT_EQ(times.sequences, 1u);
+  ASSERT_TRUE(times.finished);
+  EXPECT_GE(ms_between(start, *times.finished), 900);
 }
 
 TEST_F(SamplingLimitsTest, NoProgressForTheProgressTimeoutFailsTheWaitingSample) {

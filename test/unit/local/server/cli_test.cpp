@@ -28,6 +28,8 @@ TEST(CommandLineTest, DefaultsAreTheServerOptionDefaults) {
   EXPECT_TRUE(command.options.api_keys.empty());
   EXPECT_FALSE(command.options.null_model);
   EXPECT_FALSE(command.options.client_config.pjwt_auth_enabled);
+  EXPECT_FALSE(command.options.client_config.sample_no_retries);
+  EXPECT_TRUE(command.options.client_config.sample_enable_stuck_detection);
 }
 
 TEST(CommandLineTest, EveryFlag) {
@@ -61,7 +63,9 @@ TEST(CommandLineTest, EveryFlag) {
                                      "/svc",
                                      "--max-request-body",
                                      "1024",
-                                     "--archive-json"});
+                                     "--archive-json",
+                                     "--sample-no-retries",
+                                     "--no-sample-stuck-detection"});
   const ServerOptions& o = command.options;
   EXPECT_EQ(o.host, "::1");
   EXPECT_EQ(o.port, 8080);
@@ -82,6 +86,8 @@ TEST(CommandLineTest, EveryFlag) {
   EXPECT_EQ(o.path_prefix, "/svc");
   EXPECT_EQ(o.max_request_body, 1024u);
   EXPECT_TRUE(o.archive_json_form);
+  EXPECT_TRUE(o.client_config.sample_no_retries);
+  EXPECT_FALSE(o.client_config.sample_enable_stuck_detection);
 }
 
 TEST(CommandLineTest, HelpAndVersion) {
@@ -89,9 +95,10 @@ TEST(CommandLineTest, HelpAndVersion) {
   EXPECT_TRUE(parse({"-h"}).help);
   EXPECT_TRUE(parse({"--version"}).version);
   const std::string usage = usage_text();
-  for (const char* flag : {"--host", "--port", "--data-dir", "--api-key", "--log-level", "--null-model", "--workers",
-                           "--long-poll-ms", "--session-expiry-s", "--hf-hub-cache", "--fault", "--fault-seed", "--jwt",
-                           "--help", "--version", "retry_after=seconds:2"}) {
+  for (const char* flag :
+       {"--host", "--port", "--data-dir", "--api-key", "--log-level", "--null-model", "--workers", "--long-poll-ms",
+        "--session-expiry-s", "--hf-hub-cache", "--fault", "--fault-seed", "--jwt", "--sample-no-retries",
+        "--no-sample-stuck-detection", "--help", "--version", "retry_after=seconds:2"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }
