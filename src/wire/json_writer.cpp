@@ -122,8 +122,6 @@ void append_number(std::string& out, T value) {
 }
 
 // Formats numbers into a stack buffer and appends it in blocks: one memcpy per block instead of
-// growing (and zero-filling) the string for the worst case of every element.
-// Formats numbers into a stack buffer and appends it in blocks: one memcpy per block instead of
 // growing (and zero-filling) the string for the worst case of every element. Returns false,
 // leaving `out` as it was, if a float is not finite.
 template <class T>
