@@ -10,7 +10,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/string.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -138,27 +137,26 @@ namespace {
 
 // Fills the record field a stored request field belongs to (the first occurrence wins, as with find).
 void record_field(RequestRecord& record, const HttpRequest::value_type& field) {
-  const std::string_view name = field.name_string();
   const std::string_view value = field.value();
   auto keep = [value](std::string& slot) {
     if (slot.empty()) slot = value;
   };
-  switch (field.name()) {
-    case bhttp::field::content_type: keep(record.content_type); return;
-    case bhttp::field::content_encoding: keep(record.content_encoding); return;
-    case bhttp::field::accept: keep(record.accept); return;
-    case bhttp::field::range: keep(record.range); return;
-    case bhttp::field::authorization: record.credentials = record.credentials || !value.empty(); return;
-    default: break;
-  }
-  if (beast::iequals(name, "X-Idempotency-Key")) {
-    keep(record.idempotency_key);
-  } else if (beast::iequals(name, "x-stainless-retry-count")) {
-    keep(record.retry_count);
-  } else if (beast::iequals(name, "X-Tinker-Request-Iteration")) {
-    keep(record.request_iteration);
-  } else if (beast::iequals(name, "X-API-Key") || beast::iequals(name, "CF-Access-Client-Secret")) {
-    record.credentials = record.credentials || !value.empty();
+  const std::optional<KeptField> kept = kept_request_field(field.name(), field.name_string());
+  if (!kept) return;
+  switch (*kept) {
+    case KeptField::content_type: keep(record.content_type); break;
+    case KeptField::content_encoding: keep(record.content_encoding); break;
+    case KeptField::accept: keep(record.accept); break;
+    case KeptField::range: keep(record.range); break;
+    case KeptField::idempotency_key: keep(record.idempotency_key); break;
+    case KeptField::retry_count: keep(record.retry_count); break;
+    case KeptField::request_iteration: keep(record.request_iteration); break;
+    case KeptField::api_key:
+    case KeptField::authorization:
+    case KeptField::cf_access_client_secret: record.credentials = record.credentials || !value.empty(); break;
+    case KeptField::connection:
+    case KeptField::expect:
+    case KeptField::sampling_backpressure: break;
   }
 }
 

@@ -10,12 +10,31 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <optional>
 #include <string_view>
 
 namespace tinker::local::front {
 
-/// Whether the server stores request field `name` (`known` is Beast's enum for it, or unknown).
-bool is_kept_request_field(boost::beast::http::field known, std::string_view name) noexcept;
+/// The request fields the server stores; every other field is dropped while parsing.
+enum class KeptField {
+  accept,
+  authorization,
+  connection,
+  content_encoding,
+  content_type,
+  expect,
+  range,
+  api_key,                  ///< X-API-Key
+  cf_access_client_secret,  ///< CF-Access-Client-Secret
+  idempotency_key,          ///< X-Idempotency-Key
+  retry_count,              ///< x-stainless-retry-count
+  request_iteration,        ///< X-Tinker-Request-Iteration
+  sampling_backpressure,    ///< X-Tinker-Sampling-Backpressure
+};
+
+/// Which kept field request field `name` is (`known`: Beast's enum for it, or unknown); nullopt
+/// for a field the server does not store.
+std::optional<KeptField> kept_request_field(boost::beast::http::field known, std::string_view name) noexcept;
 bool is_kept_request_field(std::string_view name) noexcept;
 
 /// A request parser that stores only the kept fields. Framing (Content-Length, chunked,
@@ -24,7 +43,7 @@ class RequestParser final : public boost::beast::http::request_parser<boost::bea
  private:
   void on_field_impl(boost::beast::http::field name, boost::beast::string_view name_string,
                      boost::beast::string_view value, boost::system::error_code&) override {
-    if (is_kept_request_field(name, name_string)) get().insert(name, name_string, value);
+    if (kept_request_field(name, name_string)) get().insert(name, name_string, value);
   }
 };
 
