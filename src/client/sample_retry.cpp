@@ -46,13 +46,16 @@ SampleRetryHandler::SampleRetryHandler(asio::any_io_executor executor, std::int6
 
 asio::awaitable<RetrySlot> SampleRetryHandler::enter() {
   co_await slots_.acquire(1);
-  if (in_flight_ == 0) last_progress_ = Clock::now();
-  ++in_flight_;
-  co_return RetrySlot(shared_from_this());
+  co_return admit();
 }
 
 RetrySlot SampleRetryHandler::try_enter() {
   if (!slots_.try_acquire(1)) return RetrySlot();
+  return admit();
+}
+
+// A slot is taken: the progress clock starts with the first sample in flight.
+RetrySlot SampleRetryHandler::admit() {
   if (in_flight_ == 0) last_progress_ = Clock::now();
   ++in_flight_;
   return RetrySlot(shared_from_this());
