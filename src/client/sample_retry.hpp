@@ -13,16 +13,11 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -115,20 +110,15 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
 
   /// Puts an operation cancelled through `signal` under watch (a no-op without stuck detection).
   /// io thread only; the watch must not outlive the handler.
-  void watch(Watch& watch, boost::asio::cancellation_signal& signal);
-
-  /// Runs `operation`, racing it against the stuck detector: nullopt when no progress was made
-  /// for the progress timeout first (the operation is then cancelled and finished before this
-  /// returns). An exception of the operation (cancellation) is rethrown.
   ///
   /// One watchdog timer per handler serves every watched operation (a timer and a parallel
   /// group per operation cost a third of the client's CPU per sample at 64 in flight): it
   /// wakes at the progress deadline and cancels the operations registered at that moment.
-  template <class T>
-  boost::asio::awaitable<std::optional<T>> run_watched(boost::asio::awaitable<T> operation);
+  void watch(Watch& watch, boost::asio::cancellation_signal& signal);
 
  private:
   friend class RetrySlot;
+  RetrySlot admit();
   void leave() noexcept;
   void arm_watchdog();
   void disarm_watchdog();
@@ -147,38 +137,5 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   boost::asio::steady_timer watchdog_;
   bool watchdog_armed_ = false;
 };
-
-template <class T>
-boost::asio::awaitable<std::optional<T>> SampleRetryHandler::run_watched(boost::asio::awaitable<T> operation) {
-  namespace asio = boost::asio;
-  if (!progress_timeout_) co_return co_await std::move(operation);
-  if (stuck()) co_return std::nullopt;  // never started: the deadline had passed already
-  // The operation runs as its own coroutine so the watchdog can cancel it through `signal`; a
-  // cancellation of the caller is forwarded to it.
-  asio::cancellation_signal signal;
-  std::optional<T> result;
-  std::exception_ptr failure;
-  {
-    Watch watched;
-    watch(watched, signal);
-    asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
-    asio::cancellation_slot caller = state.slot();
-    if (caller.is_connected()) {
-      caller.assign([&signal](asio::cancellation_type type) { signal.emit(type); });
-    }
-    const asio::any_io_executor executor = co_await asio::this_coro::executor;
-    try {
-      auto token = asio::bind_cancellation_slot(signal.slot(), asio::use_awaitable);
-      T value = co_await asio::co_spawn(executor, std::move(operation), token);
-      result.emplace(std::move(value));
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    if (caller.is_connected()) caller.clear();
-    if (watched.stuck()) co_return std::nullopt;
-  }
-  if (failure) std::rethrow_exception(failure);
-  co_return result;
-}
 
 }  // namespace tinker::client
