@@ -72,6 +72,24 @@ class CompleteHandler {
   Handler<T> handler_;
 };
 
+/// Inside a catch block: the error code of the exception in flight, with its diagnostics (a
+/// tinker::error's) or its message in `diag`. Anything else than tinker::error and
+/// system_error is a protocol error (a decoder's std::exception); other exceptions propagate.
+inline boost::system::error_code current_exception_error(diagnostics& diag) {
+  try {
+    throw;
+  } catch (const error& e) {
+    diag = e.diag();
+    return e.code();
+  } catch (const boost::system::system_error& e) {
+    diag.message = e.what();
+    return e.code();
+  } catch (const std::exception& e) {
+    diag.message = e.what();
+    return make_error_code(errc::protocol_error);
+  }
+}
+
 /// Runs `function(args..., diag)` and turns escaping exceptions into error codes; copies the
 /// diagnostics to `diag_out`. A named coroutine taking everything by value (GCC 12 rule 2).
 template <class T, class Function, class... Args>
@@ -83,15 +101,8 @@ boost::asio::awaitable<OperationResult<T>> run_operation(Function* function, std
   try {
     auto operation = std::apply([&](Args&... arg) { return function(std::move(arg)..., diag); }, args);
     result = co_await std::move(operation);
-  } catch (const error& e) {
-    result = OperationResult<T>(e.code(), T{});
-    diag = e.diag();
-  } catch (const boost::system::system_error& e) {
-    result = OperationResult<T>(e.code(), T{});
-    diag.message = e.what();
-  } catch (const std::exception& e) {
-    result = OperationResult<T>(make_error_code(errc::protocol_error), T{});
-    diag.message = e.what();
+  } catch (...) {
+    result = OperationResult<T>(current_exception_error(diag), T{});
   }
   if (diag_out != nullptr) *diag_out = std::move(diag);
   co_return result;

@@ -3,6 +3,7 @@
 // stuck detection) is in sampling_submit.cpp.
 #include "api/endpoints.hpp"
 #include "api/response.hpp"
+#include "client/complete.hpp"
 #include "client/future_driver.hpp"
 #include "client/sampling_state.hpp"
 #include "client/sampling_submit.hpp"
@@ -95,17 +96,9 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
         if (!op.slot.active()) op.slot = co_await s->retry->enter();
       }
       ec = co_await submit_sample(*s, op, *control, ticket, diag);
-    } catch (const error& e) {
-      ec = e.code();
-      diag = e.diag();
-    } catch (const boost::system::system_error& e) {
-      ec = e.code();
-      diag.clear();
-      diag.message = e.what();
-    } catch (const std::exception& e) {
-      ec = make_error_code(errc::protocol_error);
-      diag.clear();
-      diag.message = e.what();
+    } catch (...) {
+      diag.clear();  // nothing of an earlier attempt
+      ec = current_exception_error(diag);
     }
     if (ec) {
       core->set_error(ec, diag);
