@@ -107,7 +107,7 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
     core->set_request_id(ticket.request_id);
     complete_caller<T>(handler, io, diag_out, diag, error_code(), Future<T>(core));
   }
-  co_await sample_until_done(*s, core, *control, op, ticket, op.decode);
+  co_await sample_until_done(*s, core, *control, op, ticket);
 }
 
 template <class T>
@@ -178,7 +178,7 @@ void sampling_sample(std::shared_ptr<const SamplingState> state, ModelInput prom
   SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), num_samples);
   if (options.include_prompt_logprobs) request.prompt_logprobs = true;
   request.topk_prompt_logprobs = options.topk_prompt_logprobs;
-  SampleOperation op(std::move(request), true);
+  SampleOperation op(std::move(request));
   spawn_sample<SampleResponse>(std::move(state), std::move(op), SampleKind::sample, diag, std::move(handler));
 }
 
@@ -188,7 +188,7 @@ void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, Model
   SamplingParams params(1);
   SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), 1);
   request.prompt_logprobs = true;
-  SampleOperation op(std::move(request), true);
+  SampleOperation op(std::move(request));
   spawn_sample<PromptLogprobs>(std::move(state), std::move(op), SampleKind::compute_logprobs, diag, std::move(handler));
 }
 

@@ -136,8 +136,7 @@ asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, Task
 // The poll runs inside this task (no coroutine of its own for the watch): the stuck detector
 // cancels the whole task through its control, and a watch that turned stuck says why.
 asio::awaitable<void> sample_until_done(const SamplingState& s, const std::shared_ptr<FutureCore>& core,
-                                        TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket,
-                                        const ResultDecoder& decode) {
+                                        TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket) {
   client::SampleRetryHandler& retry = *s.retry;
   for (;;) {
     // The deadline may have passed already: then the request is not polled.
@@ -152,7 +151,7 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
     const bool again = op.layer_three && outcome.error && client::SampleRetryHandler::should_retry(outcome.error);
     if (!again) {
       if (!outcome.error && op.layer_three) retry.note_progress();
-      co_return settle_sample(*core, outcome, decode);
+      co_return settle_sample(*core, outcome, op.decode);
     }
     // Spec 12.3: a lost result (410) or a retryable failure is a fresh attempt with a new seq_id.
     if (!co_await resubmit(s, op, control, ticket, *core)) co_return;

@@ -20,15 +20,13 @@ namespace tinker::detail {
 /// One sample() or compute_logprobs() call across its attempts.
 class SampleOperation {
  public:
-  SampleOperation(SampleRequest request_, bool layer_three_)
-      : request(std::move(request_)),
-        estimated_bytes(client::estimate_prompt_bytes(request.prompt)),
-        layer_three(layer_three_) {}
+  explicit SampleOperation(SampleRequest request_)
+      : request(std::move(request_)), estimated_bytes(client::estimate_prompt_bytes(request.prompt)) {}
 
   SampleRequest request;  ///< seq_id is set per attempt
   std::int64_t estimated_bytes;
-  bool layer_three;  ///< false: sample() with the server flag sample_no_retries (one attempt)
-  int attempts = 0;  ///< attempts started so far
+  bool layer_three = true;  ///< false: sample() with the server flag sample_no_retries (one attempt)
+  int attempts = 0;         ///< attempts started so far
   std::chrono::steady_clock::time_point attempt_started{};  ///< for X-Tinker-Create-Promise-Roundtrip-Time
   client::RetrySlot slot;  ///< layer 3's concurrency place, held until the operation settles
   ResultDecoder decode;    ///< turns the final answer into the future's value
@@ -50,10 +48,10 @@ boost::asio::awaitable<boost::system::error_code> submit_sample(const SamplingSt
                                                                 diagnostics& diag);
 
 /// The rest of an accepted operation's task: polls the ticket and settles `core`; with layer 3,
-/// a lost result or a retryable failure starts a fresh attempt (submit + poll). Everything is
-/// owned by the caller's frame (this frame stays small: it is held while the result is pending).
+/// a lost result or a retryable failure starts a fresh attempt (submit + poll); `op.decode`
+/// makes the result. Everything is owned by the caller's frame (this frame stays small: it is
+/// held while the result is pending).
 boost::asio::awaitable<void> sample_until_done(const SamplingState& s, const std::shared_ptr<FutureCore>& core,
-                                               TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket,
-                                               const ResultDecoder& decode);
+                                               TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket);
 
 }  // namespace tinker::detail
