@@ -246,9 +246,10 @@ awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& req
   http::Request http_request = json_post("/api/v1/asample", PoolKind::sampling, std::move(body));
   // Spec 3.2/12.3: this client handles 429 backpressure itself.
   http_request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
-  http_request.max_retries = 0;
-  // Layer 2 awaited here rather than through call_json: one coroutine frame less per sample.
-  auto [ec, response] = co_await execute_with_retries(client, std::move(http_request), diag, std::move(l2));
+  // Layer 2 only (no layer-1 retries), awaited here rather than through call_json: one coroutine
+  // frame less per sample.
+  const RetryPlan plan(0, &l2);
+  auto [ec, response] = co_await send(client, std::move(http_request), diag, plan);
   if (ec) co_return ec;
   co_return decode_json_response(response, ticket, diag);
 }
