@@ -55,9 +55,10 @@ std::size_t plain_prefix(std::string_view text) noexcept {
   return i;
 }
 
-void append_escaped(std::string& out, std::string_view text) {
+// Appends `text` escaped; its first `plain` bytes are known to need no escaping.
+void append_escaped(std::string& out, std::string_view text, std::size_t plain) {
   std::size_t run_start = 0;
-  for (std::size_t i = plain_prefix(text); i < text.size(); ++i) {
+  for (std::size_t i = plain; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (!needs_escape(c)) continue;
     out.append(text.data() + run_start, i - run_start);
@@ -91,8 +92,9 @@ void append_quoted(std::string& out, std::string_view open, std::string_view tex
   const std::size_t needed = out.size() + open.size() + text.size() + close.size();
   if (needed > out.capacity()) out.reserve(std::max(needed, 2 * out.capacity()));
   append_short(out, open);
-  if (plain_prefix(text) != text.size()) {
-    append_escaped(out, text);
+  const std::size_t plain = plain_prefix(text);
+  if (plain != text.size()) {
+    append_escaped(out, text, plain);
   } else {
     out.append(text.data(), text.size());
   }
