@@ -64,9 +64,9 @@ class SamplingLimitsTest : public LocalService {
   }
 
   // One sample of a 4-token prompt against a server started with `options` (short retry waits;
-  // `progress_timeout` replaces the default when given).
+  // `progress_timeout` replaces the default when given). `started`: when the sample was spawned.
   SampleTimes sample_once(const local::ServerOptions& options,
-                          std::optional<milliseconds> progress_timeout = std::nullopt) {
+                          std::optional<milliseconds> progress_timeout = std::nullopt, SteadyTime* started = nullptr) {
     start_server(options);
     auto service = make_service_client();
     client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
@@ -74,6 +74,7 @@ class SamplingLimitsTest : public LocalService {
     service->holder()->set_sample_tuning(tuning);
     SamplingClient sampler = run(make_sampler(*service));
     SampleTimes times;
+    if (started != nullptr) *started = std::chrono::steady_clock::now();
     spawn_timed_sample(io, sampler, prompt_of(4), times);
     run_until(io, [&] { return times.finished.has_value(); });
     return times;
@@ -91,16 +92,8 @@ class SamplingLimitsTest : public LocalService {
   void expect_no_progress_failure(const local::FaultRule& stuck) {
     local::ServerOptions options = fast_server_options();
     options.faults.push_back(stuck);
-    start_server(options);
-    auto service = make_service_client();
-    client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
-    tuning.progress_timeout = milliseconds(400);
-    service->holder()->set_sample_tuning(tuning);
-    SamplingClient sampler = run(make_sampler(*service));
-    SampleTimes times;
-    const auto start = std::chrono::steady_clock::now();
-    spawn_timed_sample(io, sampler, prompt_of(4), times);
-    run_until(io, [&] { return times.finished.has_value(); });
+    SteadyTime start;
+    const SampleTimes times = sample_once(options, milliseconds(400), &start);
     ASSERT_TRUE(times.error);
     EXPECT_EQ(*times.error, make_error_code(errc::timeout));
     EXPECT_NE(times.message.find("No progress made in 0.4s"), std::string::npos) << times.message;
@@ -155,8 +148,8 @@ TEST_F(SamplingLimitsTest, WithStuckDetectionOffASampleOutlastsTheProgressTimeou
   local::ServerOptions options = fast_server_options();
   options.client_config.sample_enable_stuck_detection = false;
   options.faults.push_back(held_asample(local::FaultKind::pause_queue, milliseconds(900)));
-  const auto start = std::chrono::steady_clock::now();
-  const SampleTimes times = sample_once(options, milliseconds(300));
+  SteadyTime start;
+  const SampleTimes times = sample_once(options, milliseconds(300), &start);
   EXPECT_FALSE(times.error) << times.message;
   EXPECT_EQ(times.sequences, 1u);
   ASSERT_TRUE(times.finished);
