@@ -7,6 +7,7 @@
 #include "http/proxy.hpp"
 #include "http/retry_policy.hpp"
 #include "http/tls.hpp"
+#include "http/url.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -18,8 +19,6 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/url/parse.hpp>
-#include <boost/url/url.hpp>
 
 #include <algorithm>
 #include <array>
@@ -37,31 +36,7 @@ namespace asio = boost::asio;
 using Outcome = HttpClient::Outcome;
 
 // A parsed base or absolute URL: where to connect and the path prefix to put in front.
-class Target {
- public:
-  Endpoint endpoint;
-  std::string origin_key;  ///< "https://host:443"
-  std::string path;        ///< origin-form target for the request line
-};
-
-Target parse_url(std::string_view url_text) {
-  const auto parsed = boost::urls::parse_uri(url_text);
-  if (!parsed) throw error(errc::invalid_argument, "not an absolute URL: '" + std::string(url_text) + "'");
-  const boost::urls::url url = *parsed;  // owning copy: the view would dangle (architecture rule 6)
-  const bool tls = url.scheme_id() == boost::urls::scheme::https;
-  if (!tls && url.scheme_id() != boost::urls::scheme::http) {
-    throw error(errc::invalid_argument, "only http and https URLs are supported: '" + std::string(url_text) + "'");
-  }
-  std::uint16_t port = tls ? 443 : 80;
-  if (url.has_port()) port = url.port_number();
-  Target target;
-  target.endpoint = Endpoint(std::string(url.encoded_host_address()), port, tls);
-  target.origin_key = std::string(url.scheme()) + "://" + target.endpoint.host + ":" + std::to_string(port);
-  target.path = std::string(url.encoded_path());
-  if (target.path.empty()) target.path = "/";
-  if (url.has_query()) target.path += "?" + std::string(url.encoded_query());
-  return target;
-}
+using Target = AbsoluteUrl;
 
 // Spec 1.1: the base URL gets a trailing '/', the request path loses its leading '/'.
 std::string join_path(std::string_view base_path, std::string_view request_path) {
@@ -95,7 +70,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
         random_(random ? std::move(random) : default_random_unit()),
         standard_headers_(standard_headers(options_)),
         proxy_(ProxySettings::from_environment()),
-        base_(parse_url(options_.base_url)),
+        base_(parse_absolute_url(options_.base_url, "base_url")),
         sweep_timer_(executor_) {
     connect_settings_.connect_timeout = options_.timeouts.connect;
     connect_settings_.verify_peer = options_.tls.verify_peer;
@@ -268,7 +243,7 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
     std::unique_ptr<Target> absolute_target;  // storage downloads only
     std::string absolute_header_lines;
     if (is_absolute_url(request.path)) {
-      absolute_target = std::make_unique<Target>(parse_url(request.path));
+      absolute_target = std::make_unique<Target>(parse_absolute_url(request.path, "request URL"));
       absolute_header_lines = fixed_header_lines(absolute_target->endpoint, /*with_credentials=*/false);
     }
     const Target& target = absolute_target ? *absolute_target : base_;

@@ -10,6 +10,7 @@
 #include "http/proxy.hpp"
 #include "http/retry_policy.hpp"
 #include "http/tls.hpp"
+#include "http/url.hpp"
 
 #include <tinker/error.hpp>
 
@@ -20,8 +21,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <boost/url/parse.hpp>
-#include <boost/url/url.hpp>
 
 #include <cerrno>
 #include <charconv>
@@ -43,35 +42,6 @@ constexpr std::size_t chunk_size = 64 * 1024;
 constexpr std::uint32_t header_limit = 64 * 1024;
 constexpr std::uint64_t progress_bytes = 64 * 1024;
 constexpr std::chrono::milliseconds progress_interval{100};
-
-// Where the URL points. The query (the signature) never appears in messages.
-class Target {
- public:
-  Endpoint endpoint;
-  std::string path;     ///< origin-form, with the query
-  std::string display;  ///< "https://host:port/path" without the query
-};
-
-Target parse_target(const std::string& text) {
-  const auto parsed = boost::urls::parse_uri(text);
-  if (!parsed) throw error(errc::invalid_argument, "download URL: not an absolute URL");
-  const boost::urls::url url = *parsed;  // owning copy (architecture rule 6)
-  const bool tls = url.scheme_id() == boost::urls::scheme::https;
-  if (!tls && url.scheme_id() != boost::urls::scheme::http) {
-    throw error(errc::invalid_argument,
-                "download URL: only http and https are supported, got '" + std::string(url.scheme()) + "'");
-  }
-  if (url.encoded_host_address().empty()) throw error(errc::invalid_argument, "download URL: no host");
-  std::uint16_t port = tls ? 443 : 80;
-  if (url.has_port()) port = url.port_number();
-  Target target;
-  target.endpoint = Endpoint(std::string(url.encoded_host_address()), port, tls);
-  target.path = std::string(url.encoded_path());
-  if (target.path.empty()) target.path = "/";
-  target.display = std::string(url.scheme()) + "://" + target.endpoint.host_header() + target.path;
-  if (url.has_query()) target.path += "?" + std::string(url.encoded_query());
-  return target;
-}
 
 // The file being written: created or appended to, reopened truncated on a restart.
 class OutputFile {
@@ -175,7 +145,7 @@ bool url_rejected(int status) {
 // Checks the answer's status and headers against what was asked; sets the total and restarts
 // the file on a 200 to a Range request. A result with step `done` means "read the body".
 template <class Parser>
-AttemptResult accept_head(const Parser& parser, const Target& target, bool ranged, DownloadState& state,
+AttemptResult accept_head(const Parser& parser, const AbsoluteUrl& target, bool ranged, DownloadState& state,
                           OutputFile& file, Progress& progress) {
   const auto& head = parser.get();
   const int status = static_cast<int>(head.result_int());
@@ -216,7 +186,7 @@ AttemptResult accept_head(const Parser& parser, const Target& target, bool range
 }
 
 template <class Stream>
-asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection, const Target& target,
+asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection, const AbsoluteUrl& target,
                                           const DownloadTransport& transport, bool ranged, DownloadState& state,
                                           OutputFile& file, Progress& progress) {
   beast::tcp_stream& tcp = connection.tcp();
@@ -265,7 +235,7 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
   co_return AttemptResult();
 }
 
-std::string request_head(const Target& target, const DownloadTransport& transport, bool ranged,
+std::string request_head(const AbsoluteUrl& target, const DownloadTransport& transport, bool ranged,
                          std::uint64_t from_byte) {
   // Nothing but these: a signed URL gets no credentials (spec 8.12.5), and Accept-Encoding is
   // left out so the bytes counted are the archive's own.
@@ -279,7 +249,7 @@ std::string request_head(const Target& target, const DownloadTransport& transpor
   return head;
 }
 
-asio::awaitable<AttemptResult> attempt(DownloadTransport& transport, const Target& target, DownloadState& state,
+asio::awaitable<AttemptResult> attempt(DownloadTransport& transport, const AbsoluteUrl& target, DownloadState& state,
                                        OutputFile& file, Progress& progress) {
   const auto executor = co_await asio::this_coro::executor;
   ConnectSettings settings;
@@ -351,7 +321,7 @@ std::optional<ContentRange> parse_content_range(std::string_view value) {
 
 asio::awaitable<DownloadOutcome> download_to_file(DownloadTransport& transport, Clock& clock,
                                                   const DownloadRequest& request, DownloadState& state) {
-  const Target target = parse_target(request.url);
+  const AbsoluteUrl target = parse_absolute_url(request.url, "download URL");
   OutputFile file(request.file, state.bytes_done);
   Progress progress(request);
   // No jitter and no cap: retry_delay, then twice that, and so on (download.hpp).
@@ -373,7 +343,6 @@ asio::awaitable<DownloadOutcome> download_to_file(DownloadTransport& transport, 
         break;
       }
       case Step::dropped:
-        state.last_drop = result.outcome.reason;
         if (state.resumes >= request.max_resumes) co_return out_of_resumes(request, state, std::move(result.outcome));
         ++state.resumes;
         break;

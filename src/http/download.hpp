@@ -55,10 +55,9 @@ class DownloadState {
  public:
   DownloadState() = default;
 
-  std::uint64_t bytes_done = 0;          ///< bytes in the file
-  std::optional<std::uint64_t> total;    ///< from Content-Length / Content-Range
-  int resumes = 0;                       ///< GETs re-issued after a dropped connection
-  std::optional<std::string> last_drop;  ///< why the connection last dropped, for messages
+  std::uint64_t bytes_done = 0;        ///< bytes in the file
+  std::optional<std::uint64_t> total;  ///< from Content-Length / Content-Range
+  int resumes = 0;                     ///< GETs re-issued after a dropped connection
 };
 
 class DownloadRequest {

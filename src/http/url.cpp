@@ -1,0 +1,32 @@
+#include "http/url.hpp"
+
+#include <tinker/error.hpp>
+
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+
+namespace tinker::http {
+
+AbsoluteUrl parse_absolute_url(std::string_view text, std::string_view what) {
+  const auto parsed = boost::urls::parse_uri(text);
+  if (!parsed) throw error(errc::invalid_argument, std::string(what) + ": not an absolute URL");
+  const boost::urls::url url = *parsed;  // owning copy: the view would dangle (architecture rule 6)
+  const bool tls = url.scheme_id() == boost::urls::scheme::https;
+  if (!tls && url.scheme_id() != boost::urls::scheme::http) {
+    throw error(errc::invalid_argument,
+                std::string(what) + ": only http and https are supported, got '" + std::string(url.scheme()) + "'");
+  }
+  if (url.encoded_host_address().empty()) throw error(errc::invalid_argument, std::string(what) + ": no host");
+  std::uint16_t port = tls ? 443 : 80;
+  if (url.has_port()) port = url.port_number();
+  AbsoluteUrl result;
+  result.endpoint = Endpoint(std::string(url.encoded_host_address()), port, tls);
+  result.origin_key = std::string(url.scheme()) + "://" + result.endpoint.host + ":" + std::to_string(port);
+  result.path = std::string(url.encoded_path());
+  if (result.path.empty()) result.path = "/";
+  result.display = std::string(url.scheme()) + "://" + result.endpoint.host_header() + result.path;
+  if (url.has_query()) result.path += "?" + std::string(url.encoded_query());
+  return result;
+}
+
+}  // namespace tinker::http
