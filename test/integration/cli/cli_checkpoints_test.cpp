@@ -13,7 +13,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 TEST_F(CliTest, RunListAndInfoInBothFormats) {
-  const CliRun run = make_run({"first"});
+  const RunWithCheckpoints run = make_run({"first"});
 
   const CliResult table = cli({"run", "list"});
   ASSERT_EQ(table.code, cli::exit_ok) << table.err;
@@ -63,7 +63,7 @@ TEST_F(CliTest, RunListLimitPagesAndSaysWhatIsNotShown) {
 }
 
 TEST_F(CliTest, CheckpointListAndInfoInBothFormats) {
-  const CliRun run = make_run({"a", "b"});
+  const RunWithCheckpoints run = make_run({"a", "b"});
 
   const CliResult table = cli({"checkpoint", "list", "--run-id", run.run_id});
   ASSERT_EQ(table.code, cli::exit_ok) << table.err;
@@ -99,7 +99,7 @@ TEST_F(CliTest, CheckpointListAndInfoInBothFormats) {
 }
 
 TEST_F(CliTest, MissingCheckpointFailsWithStatusAndRequestId) {
-  const CliRun run = make_run({"a"});
+  const RunWithCheckpoints run = make_run({"a"});
   const std::string missing = "tinker://" + run.run_id + "/weights/missing";
 
   const CliResult publish = cli({"checkpoint", "publish", missing});
@@ -127,7 +127,7 @@ TEST_F(CliTest, MissingCheckpointFailsWithStatusAndRequestId) {
 }
 
 TEST_F(CliTest, PublishUnpublishAndTtl) {
-  const CliRun run = make_run({"a"});
+  const RunWithCheckpoints run = make_run({"a"});
   const std::string path = run.training_paths[0];
   auto checkpoint_json = [&] { return cli({"-f", "json", "checkpoint", "info", path}).json(); };
 

@@ -24,7 +24,7 @@ std::vector<std::string> remaining_paths(sync::ServiceClient& service, const std
 }
 
 TEST_F(CliTest, DeleteByRunWithFilters) {
-  const CliRun run = make_run({"a", "b", "c"});
+  const RunWithCheckpoints run = make_run({"a", "b", "c"});
   std::map<std::string, Timestamp> times;
   for (const Checkpoint& c : service().create_rest_client().list_checkpoints(run.run_id).checkpoints) {
     times[c.tinker_path] = c.time;
@@ -64,7 +64,7 @@ TEST_F(CliTest, DeleteByRunWithFilters) {
 }
 
 TEST_F(CliTest, DeleteByPathsReportsEachFailure) {
-  const CliRun run = make_run({"a", "b"});
+  const RunWithCheckpoints run = make_run({"a", "b"});
   const std::string missing = "tinker://" + run.run_id + "/weights/missing";
   const CliResult result =
       cli({"-f", "json", "checkpoint", "delete", run.training_paths[0], missing, run.sampler_path, "-y"});
@@ -80,7 +80,7 @@ TEST_F(CliTest, DeleteByPathsReportsEachFailure) {
 }
 
 TEST_F(CliTest, DeleteAsksForConfirmationOnATerminal) {
-  const CliRun run = make_run({"a"});
+  const RunWithCheckpoints run = make_run({"a"});
 
   const CliResult declined = cli({"checkpoint", "delete", run.training_paths[0]}, "n\n", /*terminal=*/true);
   EXPECT_EQ(declined.code, cli::exit_ok) << declined.err;
@@ -102,7 +102,7 @@ TEST_F(CliTest, DeleteAsksForConfirmationOnATerminal) {
 TEST_F(CliTest, DeleteMoreCheckpointsThanWorkers) {
   std::vector<std::string> names;
   for (int i = 0; i < 40; ++i) names.push_back("step-" + std::to_string(i));
-  const CliRun run = make_run(names);
+  const RunWithCheckpoints run = make_run(names);
   const CliResult result = cli({"-f", "json", "checkpoint", "delete", "--run-id", run.run_id, "-y"});
   ASSERT_EQ(result.code, cli::exit_ok) << result.err;
   EXPECT_EQ(result.json().at("deleted_count").as_int64(), 41);

@@ -39,7 +39,7 @@ class CliDownload : public CliTest {
 };
 
 TEST_F(CliDownload, DownloadsAndExtractsACheckpoint) {
-  const CliRun run = make_run({"a"});
+  const RunWithCheckpoints run = make_run({"a"});
   const std::string path = run.training_paths[0];
   const fs::path target = out_dir / download_target_name(path);
 
@@ -71,7 +71,7 @@ TEST_F(CliDownload, DownloadsAndExtractsACheckpoint) {
 }
 
 TEST_F(CliDownload, MissingCheckpointLeavesNothingBehind) {
-  const CliRun run = make_run({"a"});
+  const RunWithCheckpoints run = make_run({"a"});
   const std::string missing = "tinker://" + run.run_id + "/weights/missing";
   const CliResult result = cli({"checkpoint", "download", missing, "-o", out_dir.string()});
   EXPECT_EQ(result.code, cli::exit_failure);

@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 TEST_F(CliTest, SessionListInfoAndTraceUrl) {
-  const CliRun run = make_run({"a"});
+  const RunWithCheckpoints run = make_run({"a"});
   const std::string session_id = service().session_id();
 
   const CliResult list = cli({"-f", "json", "session", "list"});

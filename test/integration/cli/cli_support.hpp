@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cli/cli.hpp"
+#include "integration/rest/rest_support.hpp"
 #include "integration/sync/sync_support.hpp"
 
 #include <tinker/sync/service_client.hpp>
@@ -55,14 +56,6 @@ inline std::vector<std::string> cells(const std::string& line) {
   return result;
 }
 
-/// A run with training checkpoints `names` and one sampler checkpoint.
-class CliRun {
- public:
-  std::string run_id;
-  std::vector<std::string> training_paths;
-  std::string sampler_path;
-};
-
 class CliTest : public SyncService {
  protected:
   local::ServerOptions server_options() const override {
@@ -112,9 +105,9 @@ class CliTest : public SyncService {
   }
 
   /// A run on service() with training checkpoints `names` and one sampler checkpoint.
-  CliRun make_run(const std::vector<std::string>& names) {
+  RunWithCheckpoints make_run(const std::vector<std::string>& names) {
     sync::TrainingClient training = service().create_lora_training_client(std::string(tiny_model), 4);
-    CliRun run;
+    RunWithCheckpoints run;
     run.run_id = training.model_id();
     std::vector<Future<SaveWeightsResponse>> saves;
     for (const std::string& name : names) saves.push_back(training.save_state(name));
