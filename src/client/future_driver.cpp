@@ -13,14 +13,20 @@ namespace {
 
 namespace asio = boost::asio;
 
+// Io thread: registers the task with the holder (ServiceClient shutdown cancels it) and makes
+// Future::cancel cancel it too. Returns the holder's id for the task.
+std::uint64_t register_cancellable(ClientHolder& holder, FutureCore& core,
+                                   const std::shared_ptr<TaskControl>& control) {
+  const std::uint64_t task_id = holder.register_task([control] { control->cancel(); });
+  core.set_cancel_hook([control] { control->cancel(); });
+  return task_id;
+}
+
 // `task_id` empty: the task registers itself here, on the io thread (spawn_task_from_any_thread).
 asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                                std::shared_ptr<TaskControl> control, std::optional<std::uint64_t> task_id,
                                asio::awaitable<void> work) {
-  if (!task_id) {
-    task_id = holder->register_task([control] { control->cancel(); });
-    core->set_cancel_hook([control] { control->cancel(); });
-  }
+  if (!task_id) task_id = register_cancellable(*holder, *core, control);
   try {
     co_await std::move(work);
   } catch (const error& e) {
@@ -81,13 +87,8 @@ void attach(client::PollRequest& request, ClientHolder& holder, const std::share
 }
 
 void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, asio::awaitable<void> work) {
-  spawn_task(std::move(holder), std::move(core), std::make_shared<TaskControl>(), std::move(work));
-}
-
-void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                std::shared_ptr<TaskControl> control, asio::awaitable<void> work) {
-  const std::uint64_t task_id = holder->register_task([control] { control->cancel(); });
-  core->set_cancel_hook([control] { control->cancel(); });
+  auto control = std::make_shared<TaskControl>();
+  const std::uint64_t task_id = register_cancellable(*holder, *core, control);
   auto executor = holder->executor();
   asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, task_id, std::move(work)),
                  asio::bind_cancellation_slot(control->signal.slot(), asio::detached));

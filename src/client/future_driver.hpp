@@ -75,12 +75,9 @@ class TaskControl {
 void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                 boost::asio::awaitable<void> work);
 /// The same with a control made by the caller, which `work` may also use to cancel itself
-/// (the sampling stuck detector emits its signal).
-void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                std::shared_ptr<TaskControl> control, boost::asio::awaitable<void> work);
-/// The same, callable from any thread: the task registers with the holder and installs the
-/// future's cancel hook once it runs on the io thread (inline when called there). For a task that
-/// hands out its future itself (a Future::cancel before that cannot happen).
+/// (the sampling stuck detector emits its signal), callable from any thread: the task registers with the holder and
+/// installs the future's cancel hook once it runs on the io thread (inline when called there). For a task that hands
+/// out its future itself (a Future::cancel before that cannot happen).
 void spawn_task_from_any_thread(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                                 std::shared_ptr<TaskControl> control, boost::asio::awaitable<void> work);
 
