@@ -138,28 +138,29 @@ asio::thread_pool& blocking_pool() {
 }
 
 // Runs `work` on the blocking pool and resumes on the coroutine's executor (which is kept busy
-// meanwhile); an exception of `work` is rethrown here. Not cancellable: it finishes first.
+// meanwhile); an exception of `work` is rethrown here (use_awaitable rethrows a non-null
+// exception_ptr). Not cancellable: it finishes first.
 asio::awaitable<void> off_io_thread(std::function<void()> work) {
   const asio::any_io_executor io = co_await asio::this_coro::executor;
-  std::exception_ptr failure;
-  std::exception_ptr* failure_slot = &failure;  // the frame outlives the job: we wait for it
-  auto initiation = [io, failure_slot](auto handler, std::function<void()> job) {
+  auto initiation = [io](auto handler, std::function<void()> job) {
     auto tracked = asio::prefer(io, asio::execution::outstanding_work.tracked);
-    asio::post(blocking_pool(), [handler = std::move(handler), job = std::move(job), tracked = std::move(tracked), io,
-                                 failure_slot]() mutable {
-      try {
-        job();
-      } catch (...) {
-        *failure_slot = std::current_exception();
-      }
-      // The work guard travels with the completion and is released on the io thread: were it
-      // released here, after the post, the io_context could already be gone.
-      asio::post(io, [handler = std::move(handler), work = std::move(tracked)]() mutable { std::move(handler)(); });
-    });
+    asio::post(blocking_pool(),
+               [handler = std::move(handler), job = std::move(job), tracked = std::move(tracked), io]() mutable {
+                 std::exception_ptr failure;
+                 try {
+                   job();
+                 } catch (...) {
+                   failure = std::current_exception();
+                 }
+                 // The work guard travels with the completion and is released on the io thread:
+                 // were it released here, after the post, the io_context could already be gone.
+                 asio::post(io, [handler = std::move(handler), failure, work = std::move(tracked)]() mutable {
+                   std::move(handler)(failure);
+                 });
+               });
   };
-  co_await asio::async_initiate<const asio::use_awaitable_t<>, void()>(initiation, asio::use_awaitable,
-                                                                       std::move(work));
-  if (failure) std::rethrow_exception(failure);
+  co_await asio::async_initiate<const asio::use_awaitable_t<>, void(std::exception_ptr)>(
+      initiation, asio::use_awaitable, std::move(work));
 }
 
 error_code size_error(diagnostics& diag, std::uint64_t on_disk, std::uint64_t expected) {
@@ -231,10 +232,8 @@ asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHold
   result.path = paths.target;
   result.archive_bytes = on_disk;
   result.resumes = state.resumes;
-  std::vector<std::string>* files = &result.files;
-  const DownloadPaths* where = &paths;
-  const DownloadOptions* how = &options;
-  std::function<void()> finish = [files, where, how] { *files = finish_on_disk(*where, *how); };
+  // By reference: this frame waits for the job.
+  std::function<void()> finish = [&result, &paths, &options] { result.files = finish_on_disk(paths, options); };
   co_await off_io_thread(std::move(finish));
   co_return Result(error_code(), std::move(result));
 }
