@@ -61,6 +61,8 @@ class Connection {
     co_return co_await read_answer();
   }
 
+  std::uint16_t remote_port() const { return stream_.socket().remote_endpoint().port(); }
+
   /// Sends `request`, already serialised (head and body), and reads the answer.
   asio::awaitable<std::string> exchange_serialized(std::string request) {
     auto [write_error, written] = co_await asio::async_write(stream_, asio::buffer(request), as_tuple_awaitable);
@@ -97,44 +99,6 @@ struct Fixture {
   std::string sampling_session_id;
 };
 
-inline asio::awaitable<std::string> complete(Connection& connection, std::string request_id) {
-  const std::string poll = R"({"request_id":")" + request_id + R"(","allow_metadata_only":false})";
-  for (;;) {
-    std::string body = co_await connection.exchange(bhttp::verb::post, "/api/v1/retrieve_future", poll);
-    if (body.find("\"try_again\"") == std::string::npos) co_return body;
-  }
-}
-
-inline asio::awaitable<void> prepare(Connection* connection, Fixture* fixture) {
-  const std::string session =
-      co_await connection->exchange(bhttp::verb::post, "/api/v1/create_session",
-                                    R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
-  fixture->session_id = field(session, "session_id");
-  const std::string ticket = co_await connection->exchange(
-      bhttp::verb::post, "/api/v1/create_model",
-      R"({"session_id":")" + fixture->session_id +
-          R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm","lora_config":{"rank":8},"type":"create_model"})");
-  const std::string model_id = field(co_await complete(*connection, field(ticket, "request_id")), "model_id");
-  const std::string optim = co_await connection->exchange(
-      bhttp::verb::post, "/api/v1/optim_step",
-      R"({"adam_params":{"learning_rate":0.0001},"model_id":")" + model_id + R"(","seq_id":1,"type":"optim_step"})");
-  fixture->completed_request_id = field(optim, "request_id");
-  co_await complete(*connection, fixture->completed_request_id);
-  const std::string sampler = co_await connection->exchange(
-      bhttp::verb::post, "/api/v1/create_sampling_session",
-      R"({"session_id":")" + fixture->session_id +
-          R"(","sampling_session_seq_id":1,"base_model":"tinker-local/tiny-lm","type":"create_sampling_session"})");
-  fixture->sampling_session_id = field(sampler, "sampling_session_id");
-}
-
-/// An asample body for the sampler, prompt of three tokens, 8 new tokens.
-inline std::string sample_body(const std::string& sampling_session_id, std::int64_t seq_id) {
-  return R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
-         R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
-         R"("sampling_session_id":")" +
-         sampling_session_id + R"(","seq_id":)" + std::to_string(seq_id) + R"(,"type":"sample"})";
-}
-
 // The SDK's traffic shape (spec 3.1 and 3.2, as tinker-cpp sends it), for a raw loop doing the
 // same two HTTP exchanges per sample as the SDK: the same headers with values of the same
 // length and the same bodies, serialised by appending to one string, as cheaply as a hand-written
@@ -142,6 +106,9 @@ inline std::string sample_body(const std::string& sampling_session_id, std::int6
 // headers would charge the SDK for the protocol rather than for its own overhead.
 class SdkShapedRequests {
  public:
+  /// `port`: the server's, for the Host header (the SDK writes host:port).
+  explicit SdkShapedRequests(std::uint16_t port) : host_line_("Host: 127.0.0.1:" + std::to_string(port) + "\r\n") {}
+
   /// The asample request as SamplingClient::async_sample sends it.
   std::string sample(const std::string& sampling_session_id, std::int64_t seq_id) {
     body_.assign(R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
@@ -175,8 +142,11 @@ class SdkShapedRequests {
     request.reserve(1024);
     request += "POST ";
     request += target;
+    request += " HTTP/1.1\r\n";
+    request += host_line_;
+    // The values of src/http/headers.cpp (standard_headers), copied: the raw loop uses no SDK code.
     request +=
-        " HTTP/1.1\r\nHost: 127.0.0.1:40000\r\nUser-Agent: tinker-cpp/0.1.0\r\nX-Stainless-Lang: cpp\r\n"
+        "User-Agent: tinker-cpp/0.1.0\r\nX-Stainless-Lang: cpp\r\n"
         "X-Stainless-Package-Version: 0.25.0\r\nX-Stainless-OS: Linux\r\nX-Stainless-Arch: x64\r\n"
         "X-Stainless-Runtime: cpp\r\nX-Stainless-Runtime-Version: gcc-12.2.0\r\nX-Stainless-Async: async:asio\r\n"
         "X-API-Key: ";
@@ -207,17 +177,55 @@ class SdkShapedRequests {
     out.append(key, static_cast<std::size_t>(size));
   }
 
+  std::string host_line_;
   std::string body_;
   std::uint64_t counter_ = 0;
 };
 
-/// Polls like the SDK until the result is ready; returns the result body (protobuf or JSON).
-inline asio::awaitable<std::string> complete_sdk_shaped(Connection& connection, SdkShapedRequests& shape,
-                                                        std::string request_id) {
+/// Polls until the result is ready and returns its body: with the fewest headers (JSON answers),
+/// or as the SDK polls when `shape` is given (protobuf answers).
+inline asio::awaitable<std::string> complete(Connection& connection, std::string request_id,
+                                             SdkShapedRequests* shape = nullptr) {
+  const std::string minimal_poll = R"({"request_id":")" + request_id + R"(","allow_metadata_only":false})";
   for (int iteration = 0;; ++iteration) {
-    std::string answer = co_await connection.exchange_serialized(shape.poll(request_id, iteration));
-    if (answer.find("\"try_again\"") == std::string::npos) co_return answer;
+    std::string body;
+    if (shape != nullptr) {
+      body = co_await connection.exchange_serialized(shape->poll(request_id, iteration));
+    } else {
+      body = co_await connection.exchange(bhttp::verb::post, "/api/v1/retrieve_future", minimal_poll);
+    }
+    if (body.find("\"try_again\"") == std::string::npos) co_return body;
   }
+}
+
+inline asio::awaitable<void> prepare(Connection* connection, Fixture* fixture) {
+  const std::string session =
+      co_await connection->exchange(bhttp::verb::post, "/api/v1/create_session",
+                                    R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
+  fixture->session_id = field(session, "session_id");
+  const std::string ticket = co_await connection->exchange(
+      bhttp::verb::post, "/api/v1/create_model",
+      R"({"session_id":")" + fixture->session_id +
+          R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm","lora_config":{"rank":8},"type":"create_model"})");
+  const std::string model_id = field(co_await complete(*connection, field(ticket, "request_id")), "model_id");
+  const std::string optim = co_await connection->exchange(
+      bhttp::verb::post, "/api/v1/optim_step",
+      R"({"adam_params":{"learning_rate":0.0001},"model_id":")" + model_id + R"(","seq_id":1,"type":"optim_step"})");
+  fixture->completed_request_id = field(optim, "request_id");
+  co_await complete(*connection, fixture->completed_request_id);
+  const std::string sampler = co_await connection->exchange(
+      bhttp::verb::post, "/api/v1/create_sampling_session",
+      R"({"session_id":")" + fixture->session_id +
+          R"(","sampling_session_seq_id":1,"base_model":"tinker-local/tiny-lm","type":"create_sampling_session"})");
+  fixture->sampling_session_id = field(sampler, "sampling_session_id");
+}
+
+/// An asample body for the sampler, prompt of three tokens, 8 new tokens.
+inline std::string sample_body(const std::string& sampling_session_id, std::int64_t seq_id) {
+  return R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
+         R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1.0,"top_k":-1,"top_p":1.0},)"
+         R"("sampling_session_id":")" +
+         sampling_session_id + R"(","seq_id":)" + std::to_string(seq_id) + R"(,"type":"sample"})";
 }
 
 }  // namespace tinker::bench

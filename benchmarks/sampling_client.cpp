@@ -117,14 +117,14 @@ class Counter {
 // `sdk_shaped`: the SDK's headers and bodies (the goal's baseline); otherwise the fewest headers
 // the server accepts (a reference: what the protocol's headers cost the server).
 asio::awaitable<void> raw_worker(Connection* connection, const Fixture* fixture, Counter* counter, bool sdk_shaped) {
-  SdkShapedRequests shape;
+  SdkShapedRequests shape(connection->remote_port());
   try {
     while (Clock::now() < counter->deadline) {
       const std::int64_t seq_id = counter->next_seq++;
       if (sdk_shaped) {
         const std::string ticket =
             co_await connection->exchange_serialized(shape.sample(fixture->sampling_session_id, seq_id));
-        co_await complete_sdk_shaped(*connection, shape, field(ticket, "request_id"));
+        co_await complete(*connection, field(ticket, "request_id"), &shape);
       } else {
         const std::string ticket = co_await connection->exchange(bhttp::verb::post, "/api/v1/asample",
                                                                  sample_body(fixture->sampling_session_id, seq_id));
