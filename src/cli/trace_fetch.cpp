@@ -50,13 +50,7 @@ boost::asio::awaitable<std::uint64_t> fetch_to_file(Context& context, std::strin
   http::DownloadState state;
   const http::DownloadOutcome outcome = co_await http::download_to_file(transport, *clock, request, state);
   bar->finish();
-  if (outcome.error) {
-    diagnostics diag;
-    diag.http_status = outcome.http_status;
-    diag.request_id = outcome.request_id;
-    diag.message = outcome.reason;
-    throw error(outcome.error, diag);
-  }
+  if (outcome.error) throw error(outcome.error, outcome.diag());
   fs::rename(part.path(), file, ec);
   if (ec) throw CliError("cannot write " + file.string() + ": " + ec.message());
   part.keep();

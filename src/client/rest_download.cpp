@@ -170,13 +170,6 @@ error_code size_error(diagnostics& diag, std::uint64_t on_disk, std::uint64_t ex
   return make_error_code(errc::request_failed);
 }
 
-void report_failure(diagnostics& diag, const http::DownloadOutcome& outcome) {
-  diag.clear();
-  diag.http_status = outcome.http_status;
-  if (!outcome.request_id.empty()) diag.request_id = outcome.request_id;
-  diag.message = outcome.reason;
-}
-
 asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHolder holder, std::string tinker_path,
                                                                         DownloadOptions options, diagnostics& diag) {
   using Result = OperationResult<DownloadResult>;
@@ -216,7 +209,7 @@ asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHold
       request.url = location.url;
       continue;
     }
-    report_failure(diag, outcome);
+    diag = outcome.diag();
     co_return Result(outcome.error, DownloadResult());
   }
 

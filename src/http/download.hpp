@@ -9,6 +9,7 @@
 #include "http/clock.hpp"
 
 #include <tinker/config.hpp>
+#include <tinker/error.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/error_code.hpp>
@@ -90,6 +91,15 @@ class DownloadOutcome {
   std::string request_id;           ///< x-request-id of the failing answer, if any
   /// 403, 404 or 410 from the URL: a signed URL that expired (or was revoked); a fresh URL may work.
   bool url_rejected = false;
+
+  /// The failure as the SDK reports one: status, request id and reason, nothing else.
+  diagnostics diag() const {
+    diagnostics d;
+    d.http_status = http_status;
+    d.request_id = request_id;
+    d.message = reason;
+    return d;
+  }
 };
 
 /// Downloads `request.url` into `request.file`, continuing from `state` (see DownloadRequest for
