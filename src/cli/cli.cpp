@@ -205,6 +205,11 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   add_session_commands(app, action);
   add_billing_commands(app, action);
 
+  const auto usage_error = [&err](const char* what) {
+    err << "Error: " << what << "\nRun with --help for more information.\n";
+    return exit_usage;
+  };
+  const auto interrupted = [&env] { return env.interrupted && env.interrupted(); };
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
   try {
     app.parse(args);
@@ -213,11 +218,9 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
-    err << "Error: " << e.what() << "\nRun with --help for more information.\n";
-    return exit_usage;
+    return usage_error(e.what());
   } catch (const UsageError& e) {
-    err << "Error: " << e.what() << "\nRun with --help for more information.\n";
-    return exit_usage;
+    return usage_error(e.what());
   }
   const Format format = format_name == "json" ? Format::json : Format::table;
   if (version) return version_command(format, out);
@@ -225,20 +228,19 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   try {
     execute(action, format, out, err, env);
     out.flush();
-    return env.interrupted && env.interrupted() ? exit_interrupted : exit_ok;
+    return interrupted() ? exit_interrupted : exit_ok;
   } catch (const UsageError& e) {
-    err << "Error: " << e.what() << "\nRun with --help for more information.\n";
-    return exit_usage;
+    return usage_error(e.what());
   } catch (const CliError& e) {
     err << "Error: " << e.what() << '\n';
   } catch (const error& e) {
-    if (env.interrupted && env.interrupted()) {
+    if (interrupted()) {
       err << "Interrupted.\n";
       return exit_interrupted;
     }
     print_error(err, e);
   } catch (const boost::system::system_error& e) {
-    if (env.interrupted && env.interrupted()) {
+    if (interrupted()) {
       err << "Interrupted.\n";
       return exit_interrupted;
     }
@@ -246,8 +248,7 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   } catch (const std::exception& e) {
     err << "Error: " << e.what() << '\n';
   }
-  if (env.interrupted && env.interrupted()) return exit_interrupted;
-  return exit_failure;
+  return interrupted() ? exit_interrupted : exit_failure;
 }
 
 }  // namespace tinker::cli
