@@ -32,6 +32,13 @@ tinker_require(CLI11_FOUND "CLI11 (command-line parser of the tinker CLI)" "libc
 pkg_check_modules(ZSTD QUIET IMPORTED_TARGET libzstd>=1.4)
 tinker_require(ZSTD_FOUND "zstd" "libzstd-dev")
 
+# Tokenizers: PCRE2 (JIT) runs the Split patterns of tokenizer.json and tiktoken; utf8proc gives
+# Unicode normalisation (NFC/NFD/NFKC/NFKD) and general categories (\p{L}, \p{N}, ...).
+pkg_check_modules(PCRE2 QUIET IMPORTED_TARGET libpcre2-8>=10.40)
+tinker_require(PCRE2_FOUND "PCRE2 >= 10.40 (8-bit library)" "libpcre2-dev")
+pkg_check_modules(UTF8PROC QUIET IMPORTED_TARGET libutf8proc>=2.5)
+tinker_require(UTF8PROC_FOUND "utf8proc >= 2.5" "libutf8proc-dev")
+
 pkg_check_modules(LIBARCHIVE QUIET IMPORTED_TARGET libarchive>=3.4)
 tinker_require(LIBARCHIVE_FOUND "libarchive >= 3.4" "libarchive-dev")
 

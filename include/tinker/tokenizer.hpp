@@ -1,15 +1,15 @@
-// Tokenizers: the `tinker::Tokenizer` interface, the SentencePiece backend, the tokenizer-id rules
-// of spec 11.7, the search for a tokenizer file on disk, and a process-wide cache.
+// Tokenizers: the `tinker::Tokenizer` interface and its three backends (Hugging Face
+// `tokenizer.json`, tiktoken, SentencePiece), the tokenizer-id rules, the search for a tokenizer
+// on disk and on the Hugging Face Hub, and a process-wide cache.
 //
 // `TrainingClient::get_tokenizer()` / `SamplingClient::get_tokenizer()` end in
-// `get_tokenizer_for(model_name, tokenizer_id)`: the id is resolved (spec 11.7), a file for it is
-// looked for in $TINKER_TOKENIZER_PATH and then in the Hugging Face hub cache (where tinker-local
-// installs its tokenizers), and the loaded tokenizer is cached by resolved id and revision.
-// Nothing is downloaded: a missing tokenizer is an error listing every path that was looked at.
+// `get_tokenizer_for(model_name, tokenizer_id)`: the id is resolved (`resolve_tokenizer_id`), a file
+// for it is looked for in $TINKER_TOKENIZER_PATH and then in the Hugging Face hub cache, missing
+// files are downloaded from the Hub into that cache (see <tinker/tokenizer_hub.hpp>), and the
+// loaded tokenizer is cached by resolved id and revision. doc/tokenizers.md describes it all.
 //
-// Backends are hidden behind the abstract class (no sentencepiece header here). Today only
-// SentencePiece `.model` files load; Hugging Face `tokenizer.json` and tiktoken files are
-// recognised, and reported as not supported yet, so a later backend only adds a loader.
+// Backends are hidden behind the abstract class: no JSON, regex, Unicode or sentencepiece header
+// is included here.
 #pragma once
 
 #include <tinker/config.hpp>
@@ -32,12 +32,30 @@ namespace tinker {
 /// The file format (and so the backend) of a tokenizer.
 enum class TokenizerFormat {
   sentencepiece,   ///< SentencePiece model proto, `tokenizer.model`
-  tokenizer_json,  ///< Hugging Face `tokenizer.json` (recognised; a backend comes later)
-  tiktoken,        ///< tiktoken BPE ranks, `tiktoken.model` (Kimi; recognised, not supported)
+  tokenizer_json,  ///< Hugging Face `tokenizer.json` (+ `tokenizer_config.json` beside it)
+  tiktoken,        ///< tiktoken BPE ranks, `tiktoken.model` (Kimi K2; + `tokenizer_config.json`)
 };
 
 /// "sentencepiece", "tokenizer.json" or "tiktoken".
 const char* to_string(TokenizerFormat format) noexcept;
+
+/// What a model repository's `tokenizer_config.json` says beside its tokenizer file: the names of
+/// its special tokens and its chat template (from `chat_template` there, or a `chat_template.jinja`
+/// file in the same directory). Empty for a tokenizer loaded without one.
+class TokenizerConfig {
+ public:
+  TokenizerConfig() = default;
+
+  std::optional<std::string> bos_token;  ///< e.g. "<|begin_of_text|>"
+  std::optional<std::string> eos_token;  ///< e.g. "<|im_end|>"
+  std::optional<std::string> pad_token;
+  std::optional<std::string> unk_token;
+  std::optional<std::string> chat_template;  ///< Jinja source, for the chat renderers
+};
+
+/// Reads `tokenizer_config.json`. Throws tinker::error (invalid_configuration) naming the file and
+/// the JSON path of what is wrong (a special token given as an object uses its "content").
+TokenizerConfig read_tokenizer_config(const std::filesystem::path& file);
 
 /// A loaded tokenizer. Immutable after loading: every method is safe to call from many threads
 /// at once. Shared as `std::shared_ptr<const Tokenizer>`.
@@ -51,16 +69,22 @@ class Tokenizer {
   Tokenizer(const Tokenizer&) = delete;
   Tokenizer& operator=(const Tokenizer&) = delete;
 
-  /// Token ids of `text`. With `add_special_tokens` the backend's BOS/EOS policy applies (for
-  /// SentencePiece: see `SentencePieceOptions`). Throws tinker::error (invalid_argument) if the
-  /// backend rejects the text.
-  std::vector<TokenId> encode(std::string_view text, bool add_special_tokens = false) const {
-    return do_encode(text, add_special_tokens);
-  }
+  /// Token ids of `text`, which must be UTF-8: invalid UTF-8 throws tinker::error
+  /// (invalid_argument) naming the byte offset. With `add_special_tokens` the backend's policy
+  /// applies (tokenizer.json: its post-processor, e.g. Gemma's BOS; SentencePiece: see
+  /// `SentencePieceOptions`; tiktoken: none). Added tokens written in the text (such as
+  /// "<|im_end|>") are matched whatever `add_special_tokens` says, as Hugging Face does.
+  std::vector<TokenId> encode(std::string_view text, bool add_special_tokens = false) const;
 
-  /// Text of `tokens`. Special tokens are written as their token text ("<s>") unless
+  /// `encode` of every text, spread over up to `threads` threads (0: the hardware's count), in
+  /// input order. The first failure is rethrown after every thread has stopped.
+  std::vector<std::vector<TokenId>> encode_batch(std::span<const std::string> texts, bool add_special_tokens = false,
+                                                 unsigned threads = 0) const;
+
+  /// Text of `tokens`. Special tokens are written as their token text ("<|im_end|>") unless
   /// `skip_special_tokens`, which drops them. Throws tinker::error (invalid_argument) naming the
-  /// index of an id outside [0, vocab_size()).
+  /// index of an id outside [0, vocab_size()). Bytes that do not form UTF-8 (a multi-byte
+  /// character cut by the end of the list) become U+FFFD, as Hugging Face does.
   std::string decode(std::span<const TokenId> tokens, bool skip_special_tokens = false) const;
 
   /// Number of ids: every id in [0, vocab_size()) has a token.
@@ -70,6 +94,11 @@ class Tokenizer {
   std::optional<TokenId> eos_id() const noexcept { return do_eos_id(); }
   std::optional<TokenId> pad_id() const noexcept { return do_pad_id(); }
   std::optional<TokenId> unk_id() const noexcept { return do_unk_id(); }
+
+  /// The special tokens and chat template of `tokenizer_config.json` (empty if there was none).
+  const TokenizerConfig& config() const noexcept { return config_; }
+  /// `config().chat_template`.
+  const std::optional<std::string>& chat_template() const noexcept { return config_.chat_template; }
 
   /// The id of a token (a vocabulary entry such as "▁the" or "<s>", not text), if it has one.
   std::optional<TokenId> token_to_id(std::string_view token) const { return do_token_to_id(token); }
@@ -85,13 +114,17 @@ class Tokenizer {
   TokenizerFormat format() const noexcept { return format_; }
 
  protected:
-  Tokenizer(std::string id, std::filesystem::path file, TokenizerFormat format);
+  Tokenizer(std::string id, std::filesystem::path file, TokenizerFormat format, TokenizerConfig config = {});
 
   bool in_vocabulary(TokenId id) const noexcept { return id >= 0 && id < vocab_size(); }
 
-  // Backends implement these; ids passed to them are already checked to be in the vocabulary.
+  // Backends implement these; ids passed to them are already checked to be in the vocabulary, and
+  // text passed to do_encode is valid UTF-8.
   virtual std::vector<TokenId> do_encode(std::string_view text, bool add_special_tokens) const = 0;
-  /// Decodes a run of ordinary (non-special) tokens.
+  /// Decodes `tokens`. The default decodes runs of ordinary tokens with do_decode_ordinary and
+  /// writes special tokens (do_is_special) as their text unless skipped.
+  virtual std::string do_decode(std::span<const TokenId> tokens, bool skip_special_tokens) const;
+  /// Decodes a run of ordinary (non-special) tokens (used by the default do_decode).
   virtual std::string do_decode_ordinary(std::span<const TokenId> tokens) const = 0;
   virtual int do_vocab_size() const noexcept = 0;
   virtual std::optional<TokenId> do_bos_id() const noexcept = 0;
@@ -106,6 +139,7 @@ class Tokenizer {
   std::string id_;
   std::filesystem::path file_;
   TokenizerFormat format_;
+  TokenizerConfig config_;
 };
 
 /// What `add_special_tokens=true` adds for a SentencePiece model. Defaults as Hugging Face's
@@ -122,6 +156,36 @@ class SentencePieceOptions {
 /// when it is missing, unreadable or not a valid SentencePiece model.
 std::shared_ptr<const Tokenizer> load_sentencepiece_tokenizer(const std::filesystem::path& model_file, std::string id,
                                                               SentencePieceOptions options = {});
+
+/// Loads a Hugging Face `tokenizer.json` (BPE models; the normalizers, pre-tokenizers,
+/// post-processors and decoders listed in doc/tokenizers.md). `tokenizer_config.json` and
+/// `chat_template.jinja` in the same directory are read when present. Throws tinker::error
+/// (invalid_configuration) naming the file and the JSON path of what is malformed or unsupported.
+std::shared_ptr<const Tokenizer> load_tokenizer_json(const std::filesystem::path& file, std::string id);
+
+/// How a tiktoken rank file is split into pieces and which special tokens it has: a tiktoken
+/// `.model` file holds only the ranks, the rest lives in the model's code.
+class TiktokenOptions {
+ public:
+  TiktokenOptions() = default;
+
+  /// The Kimi K2 family's pattern; special tokens from the `tokenizer_config.json` beside the file
+  /// (its `added_tokens_decoder`).
+  static TiktokenOptions kimi_k2();
+  /// OpenAI's encodings (pattern + special tokens), for files holding their ranks.
+  static TiktokenOptions cl100k_base();
+  static TiktokenOptions o200k_base();
+
+  std::string pattern;  ///< PCRE2-compatible split pattern
+  /// Special tokens by id; merged with those of tokenizer_config.json when `read_config` is set.
+  std::vector<std::pair<std::string, TokenId>> special_tokens;
+  bool read_config = true;  ///< read `tokenizer_config.json` beside the file when present
+};
+
+/// Loads a tiktoken rank file (lines of "<base64 token> <rank>"). Throws tinker::error
+/// (invalid_configuration) naming the file and line of what is malformed.
+std::shared_ptr<const Tokenizer> load_tiktoken_tokenizer(const std::filesystem::path& file, std::string id,
+                                                         TiktokenOptions options = TiktokenOptions::kimi_k2());
 
 // ---- Tokenizer ids (spec 11.7) --------------------------------------------------------------
 
@@ -192,8 +256,7 @@ std::optional<std::filesystem::path> hf_hub_cache_dir(const EnvLookup& env);
 /// nothing is found.
 TokenizerFile find_tokenizer_file(const TokenizerRef& ref, const EnvLookup& env);
 
-/// Loads a found file with the backend of its format, under `id`. tokenizer.json and tiktoken
-/// files throw tinker::error (invalid_configuration) saying that format is not supported yet.
+/// Loads a found file with the backend of its format, under `id`.
 std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerFile& file, std::string id);
 
 /// find_tokenizer_file + load_tokenizer.

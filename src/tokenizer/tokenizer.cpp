@@ -3,7 +3,14 @@
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
+#include "tokenizer/text/utf8.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace tinker {
@@ -17,8 +24,49 @@ const char* to_string(TokenizerFormat format) noexcept {
   return "unknown";
 }
 
-Tokenizer::Tokenizer(std::string id, std::filesystem::path file, TokenizerFormat format)
-    : id_(std::move(id)), file_(std::move(file)), format_(format) {}
+Tokenizer::Tokenizer(std::string id, std::filesystem::path file, TokenizerFormat format, TokenizerConfig config)
+    : id_(std::move(id)), file_(std::move(file)), format_(format), config_(std::move(config)) {}
+
+std::vector<TokenId> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+  if (const auto offset = tokenizer_detail::first_invalid_utf8(text)) {
+    throw error(errc::invalid_argument, "encode with tokenizer " + id_ + ": the text is not valid UTF-8 at byte offset " +
+                                            std::to_string(*offset));
+  }
+  return do_encode(text, add_special_tokens);
+}
+
+// Threads take texts from a shared counter, so one long text does not hold up a whole share.
+std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::string> texts, bool add_special_tokens,
+                                                          unsigned threads) const {
+  std::vector<std::vector<TokenId>> results(texts.size());
+  if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, texts.size()));
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_failure;
+  std::mutex failure_mutex;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < texts.size() && !failed; i = next++) {
+      try {
+        results[i] = encode(texts[i], add_special_tokens);
+      } catch (...) {
+        const std::lock_guard lock(failure_mutex);
+        if (!first_failure) first_failure = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  if (threads <= 1) {
+    work();
+  } else {
+    std::vector<std::jthread> pool;
+    pool.reserve(threads - 1);
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+  }  // the jthreads join here
+  if (first_failure) std::rethrow_exception(first_failure);
+  return results;
+}
 
 std::optional<std::string> Tokenizer::id_to_token(TokenId id) const {
   if (!in_vocabulary(id)) return std::nullopt;
@@ -36,6 +84,10 @@ std::string Tokenizer::decode(std::span<const TokenId> tokens, bool skip_special
                                               std::to_string(vocab_size()) + ") of tokenizer " + id_);
     }
   }
+  return do_decode(tokens, skip_special_tokens);
+}
+
+std::string Tokenizer::do_decode(std::span<const TokenId> tokens, bool skip_special_tokens) const {
   std::string text;
   std::size_t run_start = 0;
   for (std::size_t i = 0; i <= tokens.size(); ++i) {

@@ -1,0 +1,18 @@
+// UTF-8 checks shared by every tokenizer backend. Strict as RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace tinker::tokenizer_detail {
+
+/// The byte offset of the first byte that does not start a valid UTF-8 sequence, or nullopt when
+/// all of `text` is valid.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) noexcept;
+
+/// Length of the valid UTF-8 sequence starting at text[pos], or 0 if none starts there.
+std::size_t valid_sequence_length(std::string_view text, std::size_t pos) noexcept;
+
+}  // namespace tinker::tokenizer_detail
