@@ -29,8 +29,8 @@ Tokenizer::Tokenizer(std::string id, std::filesystem::path file, TokenizerFormat
 
 std::vector<TokenId> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
   if (const auto offset = tokenizer_detail::first_invalid_utf8(text)) {
-    throw error(errc::invalid_argument, "encode with tokenizer " + id_ + ": the text is not valid UTF-8 at byte offset " +
-                                            std::to_string(*offset));
+    throw error(errc::invalid_argument, "encode with tokenizer " + id_ +
+                                            ": the text is not valid UTF-8 at byte offset " + std::to_string(*offset));
   }
   return do_encode(text, add_special_tokens);
 }

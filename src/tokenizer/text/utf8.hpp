@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tinker::tokenizer_detail {
@@ -14,5 +15,9 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) noexcept;
 
 /// Length of the valid UTF-8 sequence starting at text[pos], or 0 if none starts there.
 std::size_t valid_sequence_length(std::string_view text, std::size_t pos) noexcept;
+
+/// Appends `bytes` to `out`, each maximal invalid subsequence replaced by U+FFFD (as Rust's
+/// String::from_utf8_lossy and Python's errors="replace" do).
+void append_utf8_lossy(std::string& out, std::string_view bytes);
 
 }  // namespace tinker::tokenizer_detail
