@@ -52,8 +52,9 @@ class UnicodeNormalizer final : public Normalizer {
   UnicodeForm form_;
 };
 
-// Rust's str::to_lowercase, which Hugging Face uses: the simple lowercase mapping, except U+0130
-// (the only unconditional multi-character lowercase mapping) and the final-sigma rule for U+03A3.
+// Hugging Face lowercases character by character with Rust's char::to_lowercase: the simple
+// lowercase mapping, except U+0130, the only character whose lowercase is two characters. There
+// is no final-sigma rule (that belongs to str::to_lowercase): every capital sigma becomes σ.
 class LowercaseNormalizer final : public Normalizer {
  public:
   void normalize(std::string& text) const override {
@@ -63,41 +64,19 @@ class LowercaseNormalizer final : public Normalizer {
       }
       return;
     }
-    const std::vector<char32_t> chars = decode_utf8(text);
     std::string out;
     out.reserve(text.size());
-    for (std::size_t i = 0; i < chars.size(); ++i) {
-      const char32_t c = chars[i];
+    for (std::size_t pos = 0; pos < text.size();) {
+      const auto [c, length] = decode_utf8_at(text, pos);
+      pos += length;
       if (c == 0x130) {
         append_utf8(out, U'i');
         append_utf8(out, 0x307);
-      } else if (c == 0x3A3) {
-        append_utf8(out, is_final_sigma(chars, i) ? 0x3C2 : 0x3C3);
       } else {
         append_utf8(out, static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c))));
       }
     }
     text = std::move(out);
-  }
-
- private:
-  // Unicode's Final_Sigma condition: a cased letter before (skipping case-ignorable characters)
-  // and none after.
-  static bool is_final_sigma(const std::vector<char32_t>& chars, std::size_t at) {
-    std::size_t i = at;
-    bool cased_before = false;
-    while (i > 0) {
-      --i;
-      if (is_case_ignorable(chars[i])) continue;
-      cased_before = is_cased(chars[i]);
-      break;
-    }
-    if (!cased_before) return false;
-    for (std::size_t j = at + 1; j < chars.size(); ++j) {
-      if (is_case_ignorable(chars[j])) continue;
-      return !is_cased(chars[j]);
-    }
-    return true;
   }
 };
 

@@ -82,46 +82,4 @@ bool is_hf_punctuation(char32_t c) noexcept {
   }
 }
 
-bool is_cased(char32_t c) noexcept {
-  switch (category(c)) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT: return true;
-    default: break;
-  }
-  const auto cp = static_cast<utf8proc_int32_t>(c);
-  return utf8proc_tolower(cp) != cp || utf8proc_toupper(cp) != cp;
-}
-
-bool is_case_ignorable(char32_t c) noexcept {
-  switch (c) {
-    case 0x27:
-    case 0x2E:
-    case 0x3A:
-    case 0xB7:
-    case 0x387:
-    case 0x55F:
-    case 0x5F4:
-    case 0x2018:
-    case 0x2019:
-    case 0x2024:
-    case 0x2027:
-    case 0xFE13:
-    case 0xFE52:
-    case 0xFE55:
-    case 0xFF07:
-    case 0xFF0E:
-    case 0xFF1A: return true;
-    default: break;
-  }
-  switch (category(c)) {
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_ME:
-    case UTF8PROC_CATEGORY_CF:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_SK: return true;
-    default: return false;
-  }
-}
-
 }  // namespace tinker::tokenizer_detail

@@ -31,10 +31,5 @@ bool is_letter(char32_t c) noexcept;
 bool is_number(char32_t c) noexcept;
 /// Hugging Face's is_punctuation: ASCII punctuation or general category P*.
 bool is_hf_punctuation(char32_t c) noexcept;
-/// Unicode Cased, approximated from utf8proc's data as Lu/Ll/Lt or having a case mapping.
-bool is_cased(char32_t c) noexcept;
-/// Unicode Case_Ignorable: Mn, Me, Cf, Lm, Sk and the Word_Break MidLetter/MidNumLet/Single_Quote
-/// characters.
-bool is_case_ignorable(char32_t c) noexcept;
 
 }  // namespace tinker::tokenizer_detail
