@@ -29,12 +29,7 @@ std::string searched_list(const TokenizerFile& file) {
 std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerFile& file, std::string id) {
   switch (file.format) {
     case TokenizerFormat::sentencepiece: return load_sentencepiece_tokenizer(file.path, std::move(id));
-    case TokenizerFormat::tokenizer_json:
-      throw error(errc::invalid_configuration,
-                  "tokenizer \"" + id + "\" was found as " + file.path.string() +
-                      ", a Hugging Face tokenizer.json; tokenizer.json support comes later (only SentencePiece "
-                      "tokenizer.model files load today); looked at:" +
-                      searched_list(file));
+    case TokenizerFormat::tokenizer_json: return load_tokenizer_json(file.path, std::move(id));
     case TokenizerFormat::tiktoken:
       throw error(errc::invalid_configuration,
                   "tokenizer \"" + id + "\" was found as " + file.path.string() +
