@@ -251,18 +251,21 @@ std::optional<std::filesystem::path> hf_hub_cache_dir(const EnvLookup& env);
 ///    holds a commit hash naming <hub>/models--<org>--<name>/snapshots/<hash>/; a revision with no
 ///    refs file is taken as the commit itself (snapshots/<revision>/).
 ///
-/// In each directory the files are tried in the order tokenizer.model, tokenizer.json,
-/// tiktoken.model. Throws tinker::error (invalid_configuration) listing every path looked at when
-/// nothing is found.
+/// In each directory the files are tried in the order tokenizer.json, tokenizer.model,
+/// tiktoken.model (the fast tokenizer first, as transformers' AutoTokenizer). Throws tinker::error
+/// (invalid_configuration) listing every path looked at when nothing is found.
 TokenizerFile find_tokenizer_file(const TokenizerRef& ref, const EnvLookup& env);
 
 /// Loads a found file with the backend of its format, under `id`.
 std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerFile& file, std::string id);
 
-/// find_tokenizer_file + load_tokenizer.
+/// find_tokenizer_file + load_tokenizer; when nothing is on disk, downloads from the Hugging Face
+/// Hub with the options of `env` (HubOptions::from_environment, <tinker/tokenizer_hub.hpp>).
 std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerRef& ref, const EnvLookup& env);
 
 // ---- Cache ----------------------------------------------------------------------------------
+
+class HubOptions;  // <tinker/tokenizer_hub.hpp>
 
 /// Loaded tokenizers by resolved id and revision. The first successful load of a key is kept for
 /// the cache's lifetime (later environment changes do not replace it, as Python's cached
@@ -273,7 +276,8 @@ class TokenizerCache {
  public:
   using Loader = std::function<std::shared_ptr<const Tokenizer>(const TokenizerRef&, const EnvLookup&)>;
 
-  /// Uses `load_tokenizer(ref, env)`.
+  /// Uses `load_tokenizer(ref, env, hub)` (<tinker/tokenizer_hub.hpp>): downloads what is not on
+  /// disk, with the hub options of `env` unless `get` is given others.
   TokenizerCache();
   /// Uses `loader` (tests count loads with it).
   explicit TokenizerCache(Loader loader);
@@ -285,6 +289,9 @@ class TokenizerCache {
   static TokenizerCache& global();
 
   std::shared_ptr<const Tokenizer> get(const TokenizerRef& ref, const EnvLookup& env);
+  /// The same, downloading with `hub` when nothing is on disk (the default loader; a loader
+  /// given to the constructor is called with `ref` and `env` only).
+  std::shared_ptr<const Tokenizer> get(const TokenizerRef& ref, const EnvLookup& env, const HubOptions& hub);
   /// resolve_tokenizer_id + get.
   std::shared_ptr<const Tokenizer> get(std::string_view model_name, std::optional<std::string_view> tokenizer_id,
                                        const EnvLookup& env);
@@ -294,7 +301,10 @@ class TokenizerCache {
 
  private:
   class Slot;
-  Loader loader_;
+  std::shared_ptr<const Tokenizer> load_once(const TokenizerRef& ref, const EnvLookup& env, const HubOptions* hub);
+  using HubLoader =
+      std::function<std::shared_ptr<const Tokenizer>(const TokenizerRef&, const EnvLookup&, const HubOptions*)>;
+  HubLoader loader_;
   mutable std::mutex mutex_;  // guards slots_ only; loading happens under the slot's own mutex
   std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
 };

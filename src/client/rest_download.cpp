@@ -11,18 +11,12 @@
 #include "client/archive_extract.hpp"
 #include "client/complete.hpp"
 #include "client/holder.hpp"
+#include "client/off_io_thread.hpp"
 #include "client/rest_support.hpp"
 #include "http/download.hpp"
 
 #include <tinker/types/checkpoint.hpp>
 
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/execution/outstanding_work.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/prefer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/thread_pool.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
 #include <exception>
@@ -129,38 +123,6 @@ std::vector<std::string> finish_on_disk(const DownloadPaths& paths, const Downlo
   } catch (const fs::filesystem_error& e) {
     throw error(errc::invalid_argument, std::string("output_dir: ") + e.what());
   }
-}
-
-// One small pool for the blocking file work of downloads, so the io thread never waits on it.
-asio::thread_pool& blocking_pool() {
-  static asio::thread_pool pool(1);
-  return pool;
-}
-
-// Runs `work` on the blocking pool and resumes on the coroutine's executor (which is kept busy
-// meanwhile); an exception of `work` is rethrown here (use_awaitable rethrows a non-null
-// exception_ptr). Not cancellable: it finishes first.
-asio::awaitable<void> off_io_thread(std::function<void()> work) {
-  const asio::any_io_executor io = co_await asio::this_coro::executor;
-  auto initiation = [io](auto handler, std::function<void()> job) {
-    auto tracked = asio::prefer(io, asio::execution::outstanding_work.tracked);
-    asio::post(blocking_pool(),
-               [handler = std::move(handler), job = std::move(job), tracked = std::move(tracked), io]() mutable {
-                 std::exception_ptr failure;
-                 try {
-                   job();
-                 } catch (...) {
-                   failure = std::current_exception();
-                 }
-                 // The work guard travels with the completion and is released on the io thread:
-                 // were it released here, after the post, the io_context could already be gone.
-                 asio::post(io, [handler = std::move(handler), failure, work = std::move(tracked)]() mutable {
-                   std::move(handler)(failure);
-                 });
-               });
-  };
-  co_await asio::async_initiate<const asio::use_awaitable_t<>, void(std::exception_ptr)>(
-      initiation, asio::use_awaitable, std::move(work));
 }
 
 error_code size_error(diagnostics& diag, std::uint64_t on_disk, std::uint64_t expected) {

@@ -5,6 +5,7 @@
 #include "api/response.hpp"
 #include "client/complete.hpp"
 #include "client/future_driver.hpp"
+#include "client/off_io_thread.hpp"
 #include "client/sampling_state.hpp"
 #include "client/sampling_submit.hpp"
 
@@ -15,6 +16,9 @@
 #include <boost/asio/post.hpp>
 
 #include <tinker/tokenizer.hpp>
+#include <tinker/tokenizer_hub.hpp>
+
+#include <functional>
 
 namespace tinker::detail {
 namespace {
@@ -132,7 +136,14 @@ asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_token
     }
     base_model = sampler.base_model;
   }
-  co_return Outcome(error_code(), get_tokenizer_for(base_model, std::nullopt));
+  // Loading (and perhaps downloading) blocks: not on the io thread.
+  const HubOptions hub = HubOptions::from_environment(process_environment(), s->holder->http().options());
+  std::shared_ptr<const Tokenizer> tokenizer;
+  std::function<void()> load = [&tokenizer, &base_model, &hub] {
+    tokenizer = get_tokenizer_for(base_model, std::nullopt, process_environment(), hub);
+  };
+  co_await off_io_thread(std::move(load));
+  co_return Outcome(error_code(), std::move(tokenizer));
 }
 
 }  // namespace

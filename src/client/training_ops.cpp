@@ -3,10 +3,14 @@
 // get_tokenizer. Each takes its ticket on the caller's thread (call order = submission order),
 // submits in its turn and completes with a Future polled in the background.
 #include "api/endpoints.hpp"
+#include "client/off_io_thread.hpp"
 #include "client/sampling_state.hpp"
 #include "client/training_state.hpp"
 
 #include <tinker/tokenizer.hpp>
+#include <tinker/tokenizer_hub.hpp>
+
+#include <functional>
 
 namespace tinker::detail {
 namespace {
@@ -162,7 +166,15 @@ asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> get_tokenizer
   }
   std::optional<std::string_view> tokenizer_id;
   if (info.model_data.tokenizer_id) tokenizer_id = *info.model_data.tokenizer_id;
-  co_return Outcome(error_code(), get_tokenizer_for(*name, tokenizer_id));  // throws tinker::error naming paths
+  // Loading (and perhaps downloading) blocks: not on the io thread. Throws tinker::error naming
+  // every place looked at.
+  const HubOptions hub = HubOptions::from_environment(process_environment(), t->holder->http().options());
+  std::shared_ptr<const Tokenizer> tokenizer;
+  std::function<void()> load = [&tokenizer, &name, &tokenizer_id, &hub] {
+    tokenizer = get_tokenizer_for(*name, tokenizer_id, process_environment(), hub);
+  };
+  co_await off_io_thread(std::move(load));
+  co_return Outcome(error_code(), std::move(tokenizer));
 }
 
 asio::awaitable<OperationResult<SamplingClient>> create_sampling_client_op(TrainingPtr t, std::string model_path,

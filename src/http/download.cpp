@@ -22,6 +22,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -107,14 +108,54 @@ class Progress {
 };
 
 // How one attempt (one GET) ended.
-enum class Step { done, dropped, transient_status, failed };
+enum class Step { done, dropped, transient_status, failed, redirect };
 
 class AttemptResult {
  public:
   AttemptResult() = default;
   Step step = Step::done;
   DownloadOutcome outcome;  ///< the error for failed / transient_status / dropped
+  std::string location;     ///< for redirect: the Location header
 };
+
+// One GET as sent: where to, whether the Authorization value goes along, whether a redirect
+// answer is to be followed, and the kept response headers met so far along the redirect chain.
+class Exchange {
+ public:
+  Exchange(const DownloadRequest& request_, AbsoluteUrl target_) : request(request_), target(std::move(target_)) {}
+
+  const DownloadRequest& request;
+  AbsoluteUrl target;
+  bool send_authorization = true;
+  bool may_redirect = false;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  template <class Fields>
+  void keep_headers(const Fields& head) {
+    for (const std::string& name : request.keep_headers) {
+      const bool known = std::any_of(headers.begin(), headers.end(), [&](const auto& kept) { return kept.first == name; });
+      if (known) continue;
+      const auto it = head.find(name);
+      if (it != head.end()) headers.emplace_back(name, std::string(it->value()));
+    }
+  }
+};
+
+bool is_redirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// RFC 3986 section 5.2 for the forms servers send: absolute, scheme-relative, path-absolute and
+// path-relative references (no dot-segment removal: a server that sends "../" gets it as is).
+std::string resolve_location(const AbsoluteUrl& base, std::string_view location) {
+  if (location.starts_with("http://") || location.starts_with("https://")) return std::string(location);
+  const std::string scheme = base.endpoint.tls ? "https:" : "http:";
+  if (location.starts_with("//")) return scheme + std::string(location);
+  if (location.starts_with("/")) return base.origin_key + std::string(location);
+  std::string directory = base.path.substr(0, base.path.find('?'));
+  directory.erase(directory.rfind('/') + 1);
+  return base.origin_key + directory + std::string(location);
+}
 
 AttemptResult finished(Step step, error_code ec, std::string reason, int status = 0, std::string request_id = {}) {
   AttemptResult result;
@@ -145,8 +186,8 @@ bool url_rejected(int status) {
 // Checks the answer's status and headers against what was asked; sets the total and restarts
 // the file on a 200 to a Range request. A result with step `done` means "read the body".
 template <class Parser>
-AttemptResult accept_head(const Parser& parser, const AbsoluteUrl& target, bool ranged, DownloadState& state,
-                          OutputFile& file, Progress& progress) {
+AttemptResult accept_head(const Parser& parser, const AbsoluteUrl& target, bool ranged, bool may_redirect,
+                          DownloadState& state, OutputFile& file, Progress& progress) {
   const auto& head = parser.get();
   const int status = static_cast<int>(head.result_int());
   std::string request_id(head["x-request-id"]);
@@ -178,6 +219,11 @@ AttemptResult accept_head(const Parser& parser, const AbsoluteUrl& target, bool 
     return AttemptResult();
   }
   const std::string answered = from + " answered HTTP " + std::to_string(status);
+  if (may_redirect && is_redirect(status) && !head[bhttp::field::location].empty()) {
+    AttemptResult result = finished(Step::redirect, {}, answered, status, std::move(request_id));
+    result.location = std::string(head[bhttp::field::location]);
+    return result;
+  }
   if (transient(status))
     return finished(Step::transient_status, error_for_status(status), answered, status, request_id);
   AttemptResult result = finished(Step::failed, error_for_status(status), answered, status, std::move(request_id));
@@ -186,9 +232,10 @@ AttemptResult accept_head(const Parser& parser, const AbsoluteUrl& target, bool 
 }
 
 template <class Stream>
-asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection, const AbsoluteUrl& target,
+asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection, Exchange& exchange,
                                           const DownloadTransport& transport, bool ranged, DownloadState& state,
                                           OutputFile& file, Progress& progress) {
+  const AbsoluteUrl& target = exchange.target;
   beast::tcp_stream& tcp = connection.tcp();
   tcp.expires_after(transport.read_timeout);
   auto [write_error, written] = co_await asio::async_write(stream, asio::buffer(connection.head), as_tuple_awaitable);
@@ -211,7 +258,8 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
   }
   if (head_error) co_return dropped(head_error, "reading the answer of " + target.endpoint.host_header() + " failed");
 
-  AttemptResult checked = accept_head(parser, target, ranged, state, file, progress);
+  exchange.keep_headers(parser.get());
+  AttemptResult checked = accept_head(parser, target, ranged, exchange.may_redirect, state, file, progress);
   if (checked.step != Step::done) co_return checked;
 
   std::vector<char> chunk(chunk_size);
@@ -235,22 +283,27 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
   co_return AttemptResult();
 }
 
-std::string request_head(const AbsoluteUrl& target, const DownloadTransport& transport, bool ranged,
+std::string request_head(const Exchange& exchange, const DownloadTransport& transport, bool ranged,
                          std::uint64_t from_byte) {
-  // Nothing but these: a signed URL gets no credentials (spec 8.12.5), and Accept-Encoding is
-  // left out so the bytes counted are the archive's own.
+  // Nothing but these: a signed URL gets no credentials (spec 8.12.5; its request has no
+  // authorization value), and Accept-Encoding is left out so the bytes counted are the file's own.
+  const AbsoluteUrl& target = exchange.target;
   std::string head = "GET " + target.path + " HTTP/1.1\r\n";
   append_header_line(head, "Host", target.endpoint.host_header());
   append_header_line(head, "User-Agent", transport.user_agent);
   append_header_line(head, "Accept", "*/*");
+  if (exchange.send_authorization && !exchange.request.authorization.empty()) {
+    append_header_line(head, "Authorization", exchange.request.authorization.reveal());
+  }
   if (ranged) append_header_line(head, "Range", "bytes=" + std::to_string(from_byte) + "-");
   append_header_line(head, "Connection", "close");
   head += "\r\n";
   return head;
 }
 
-asio::awaitable<AttemptResult> attempt(DownloadTransport& transport, const AbsoluteUrl& target, DownloadState& state,
+asio::awaitable<AttemptResult> attempt(DownloadTransport& transport, Exchange& exchange, DownloadState& state,
                                        OutputFile& file, Progress& progress) {
+  const AbsoluteUrl& target = exchange.target;
   const auto executor = co_await asio::this_coro::executor;
   ConnectSettings settings;
   settings.connect_timeout = transport.connect_timeout;
@@ -265,12 +318,12 @@ asio::awaitable<AttemptResult> attempt(DownloadTransport& transport, const Absol
 
   auto& connection = static_cast<Connection&>(*connected.connection);
   const bool ranged = state.bytes_done > 0;
-  connection.head = request_head(target, transport, ranged, state.bytes_done);
+  connection.head = request_head(exchange, transport, ranged, state.bytes_done);
   AttemptResult result;
   if (TlsStream* tls = connection.tls()) {
-    result = co_await attempt_on(*tls, connection, target, transport, ranged, state, file, progress);
+    result = co_await attempt_on(*tls, connection, exchange, transport, ranged, state, file, progress);
   } else {
-    result = co_await attempt_on(*connection.plain(), connection, target, transport, ranged, state, file, progress);
+    result = co_await attempt_on(*connection.plain(), connection, exchange, transport, ranged, state, file, progress);
   }
   connection.close();
   co_return result;
@@ -321,17 +374,32 @@ std::optional<ContentRange> parse_content_range(std::string_view value) {
 
 asio::awaitable<DownloadOutcome> download_to_file(DownloadTransport& transport, Clock& clock,
                                                   const DownloadRequest& request, DownloadState& state) {
-  const AbsoluteUrl target = parse_absolute_url(request.url, "download URL");
+  const AbsoluteUrl start = parse_absolute_url(request.url, "download URL");
   OutputFile file(request.file, state.bytes_done);
   Progress progress(request);
   // No jitter and no cap: retry_delay, then twice that, and so on (download.hpp).
   const Backoff backoff(request.retry_delay);
+  Exchange exchange(request, start);
+  int redirects = 0;
+  const auto restart_chain = [&] {
+    exchange.target = start;
+    exchange.headers.clear();
+    redirects = 0;
+  };
   for (int status_retries = 0;;) {
-    AttemptResult result = co_await attempt(transport, target, state, file, progress);
+    exchange.send_authorization = exchange.target.origin_key == start.origin_key;
+    exchange.may_redirect = redirects < request.max_redirects;
+    AttemptResult result = co_await attempt(transport, exchange, state, file, progress);
+    result.outcome.headers = exchange.headers;
     switch (result.step) {
-      case Step::done: co_return DownloadOutcome();
+      case Step::done: co_return std::move(result.outcome);
       case Step::failed: co_return std::move(result.outcome);
+      case Step::redirect:
+        exchange.target = parse_absolute_url(resolve_location(exchange.target, result.location), "redirect Location");
+        ++redirects;
+        break;
       case Step::transient_status: {
+        restart_chain();
         if (status_retries >= request.max_status_retries) co_return std::move(result.outcome);
         const std::chrono::milliseconds delay = backoff.delay(status_retries++, 0.0);
         if (co_await sleep_for(clock, delay)) {
@@ -343,6 +411,7 @@ asio::awaitable<DownloadOutcome> download_to_file(DownloadTransport& transport, 
         break;
       }
       case Step::dropped:
+        restart_chain();
         if (state.resumes >= request.max_resumes) co_return out_of_resumes(request, state, std::move(result.outcome));
         ++state.resumes;
         break;

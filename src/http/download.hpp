@@ -1,7 +1,8 @@
 // Streaming GET of an absolute http(s) URL into a file: constant memory whatever the size,
 // per-read timeouts, resumption with `Range` after a dropped connection, retries of transient
-// statuses. Used for signed URLs (checkpoint archives, trace exports): the request carries no
-// credentials of any kind, only Host, User-Agent, Accept and Range.
+// statuses. Used for signed URLs (checkpoint archives, trace exports), where the request carries
+// no credentials of any kind, only Host, User-Agent, Accept and Range; and for Hugging Face Hub
+// files, which may send an Authorization value, follow redirects and read response headers.
 //
 // Beast-free interface; download.cpp is the Beast side.
 #pragma once
@@ -21,6 +22,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace boost::asio::ssl {
 class context;
@@ -79,6 +83,14 @@ class DownloadRequest {
   std::chrono::milliseconds retry_delay{250};
   /// Called whenever bytes arrived, at most once per 64 KiB or 100 ms (the caller reports the end).
   std::function<void(const DownloadState&)> on_progress;
+  /// The whole Authorization header value ("Bearer ..."), empty: none. Sent only to the origin of
+  /// `url`: a redirect to another origin (a CDN) drops it, as browsers and huggingface_hub do.
+  Secret authorization;
+  /// Redirects (301, 302, 303, 307, 308 with a Location, absolute or relative) followed per GET;
+  /// 0: a redirect is a failure like any other status.
+  int max_redirects = 0;
+  /// Response headers to keep in DownloadOutcome::headers (names, any case).
+  std::vector<std::string> keep_headers;
 };
 
 class DownloadOutcome {
@@ -91,6 +103,17 @@ class DownloadOutcome {
   std::string request_id;           ///< x-request-id of the failing answer, if any
   /// 403, 404 or 410 from the URL: a signed URL that expired (or was revoked); a fresh URL may work.
   bool url_rejected = false;
+  /// The `keep_headers` seen, names as asked, in the order met; of each name the first value met
+  /// along the redirect chain of the last GET (so the origin's answer wins over a CDN's).
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  /// The kept header `name` (as asked), or nullopt.
+  std::optional<std::string> header(std::string_view name) const {
+    for (const auto& [key, value] : headers) {
+      if (key == name) return value;
+    }
+    return std::nullopt;
+  }
 
   /// The failure as the SDK reports one: status, request id and reason, nothing else.
   diagnostics diag() const {

@@ -6,6 +6,7 @@
 // empty, so the next caller tries again.
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
+#include <tinker/tokenizer_hub.hpp>
 
 #include <utility>
 #include <vector>
@@ -39,7 +40,8 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerFile& file, std::
 }
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerRef& ref, const EnvLookup& env) {
-  return load_tokenizer(find_tokenizer_file(ref, env), ref.id);
+  if (!env) throw error(errc::invalid_argument, "load_tokenizer: the environment lookup is empty");
+  return load_tokenizer(ref, env, HubOptions::from_environment(env));
 }
 
 class TokenizerCache::Slot {
@@ -49,10 +51,15 @@ class TokenizerCache::Slot {
 };
 
 TokenizerCache::TokenizerCache()
-    : TokenizerCache([](const TokenizerRef& ref, const EnvLookup& env) { return load_tokenizer(ref, env); }) {}
+    : loader_([](const TokenizerRef& ref, const EnvLookup& env, const HubOptions* hub) {
+        return hub != nullptr ? load_tokenizer(ref, env, *hub) : load_tokenizer(ref, env);
+      }) {}
 
-TokenizerCache::TokenizerCache(Loader loader) : loader_(std::move(loader)) {
-  if (!loader_) throw error(errc::invalid_argument, "TokenizerCache: the loader is empty");
+TokenizerCache::TokenizerCache(Loader loader) {
+  if (!loader) throw error(errc::invalid_argument, "TokenizerCache: the loader is empty");
+  loader_ = [loader = std::move(loader)](const TokenizerRef& ref, const EnvLookup& env, const HubOptions*) {
+    return loader(ref, env);
+  };
 }
 
 TokenizerCache::~TokenizerCache() = default;
@@ -63,6 +70,16 @@ TokenizerCache& TokenizerCache::global() {
 }
 
 std::shared_ptr<const Tokenizer> TokenizerCache::get(const TokenizerRef& ref, const EnvLookup& env) {
+  return load_once(ref, env, nullptr);
+}
+
+std::shared_ptr<const Tokenizer> TokenizerCache::get(const TokenizerRef& ref, const EnvLookup& env,
+                                                     const HubOptions& hub) {
+  return load_once(ref, env, &hub);
+}
+
+std::shared_ptr<const Tokenizer> TokenizerCache::load_once(const TokenizerRef& ref, const EnvLookup& env,
+                                                           const HubOptions* hub) {
   std::shared_ptr<Slot> slot;
   {
     std::lock_guard lock(mutex_);
@@ -72,7 +89,7 @@ std::shared_ptr<const Tokenizer> TokenizerCache::get(const TokenizerRef& ref, co
   }
   std::lock_guard lock(slot->mutex);
   if (!slot->loaded) {
-    auto tokenizer = loader_(ref, env);
+    auto tokenizer = loader_(ref, env, hub);
     if (!tokenizer) throw error(errc::invalid_configuration, "the loader returned no tokenizer for \"" + ref.id + "\"");
     slot->loaded = std::move(tokenizer);
   }

@@ -1,8 +1,11 @@
 // Finding a tokenizer file on disk: $TINKER_TOKENIZER_PATH, then the Hugging Face hub cache.
-// Nothing is downloaded; the search records every path it looks at for the error message.
+// Nothing is downloaded here (hub_download.cpp does that); the search records every path it
+// looks at for the error message.
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
+#include "tokenizer/hub_layout.hpp"
+#include "tokenizer/locate.hpp"
 #include "tokenizer/repo_id.hpp"
 
 #include <array>
@@ -18,26 +21,9 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view path_variable = "TINKER_TOKENIZER_PATH";
 
-class KnownFile {
- public:
-  constexpr KnownFile(std::string_view name_, TokenizerFormat format_) : name(name_), format(format_) {}
-
-  std::string_view name;
-  TokenizerFormat format;
-};
-
-// The order in which a directory's files are tried: the supported format first.
-constexpr std::array<KnownFile, 3> known_files{{
-    {"tokenizer.model", TokenizerFormat::sentencepiece},
-    {"tokenizer.json", TokenizerFormat::tokenizer_json},
-    {"tiktoken.model", TokenizerFormat::tiktoken},
-}};
-
-std::optional<std::string> lookup(const EnvLookup& env, std::string_view name) {
-  auto value = env(name);
-  if (value && value->empty()) value.reset();
-  return value;
-}
+using tokenizer_detail::env_value;
+using tokenizer_detail::hub_repo_folder;
+using tokenizer_detail::LocalSearch;
 
 bool regular_file_exists(const fs::path& path) {
   std::error_code ec;
@@ -71,25 +57,12 @@ class Search {
   }
 
   bool try_directory(const fs::path& dir) {
-    for (const auto& known : known_files) {
+    for (const auto& known : tokenizer_detail::tokenizer_file_names) {
       if (try_file(dir / known.name, known.format)) return true;
     }
     return false;
   }
 };
-
-// "org/name" -> "models--org--name", as huggingface_hub names a repo's cache folder.
-std::string hub_repo_folder(std::string_view id) {
-  std::string folder = "models--";
-  for (char c : id) {
-    if (c == '/') {
-      folder += "--";
-    } else {
-      folder += c;
-    }
-  }
-  return folder;
-}
 
 std::optional<std::string> read_ref(const fs::path& ref_file) {
   std::ifstream in(ref_file);
@@ -134,19 +107,6 @@ std::vector<fs::path> split_path_list(std::string_view list) {
   return entries;
 }
 
-std::string not_found_message(const TokenizerRef& ref, const std::vector<fs::path>& searched, bool hub_known) {
-  std::string message = "no tokenizer file found for \"" + ref.id + "\"";
-  if (ref.revision) message += " at revision " + *ref.revision;
-  message +=
-      " (nothing is downloaded: put tokenizer.model under $TINKER_TOKENIZER_PATH or in the Hugging Face hub cache";
-  if (ref.private_package) message += "; this id is served by Thinking Machines' private tokenizer package in Python";
-  message += ")";
-  if (!hub_known) message += "; no hub cache: none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME is set";
-  message += "; looked at:";
-  for (const auto& path : searched) message += "\n  " + path.string();
-  return message;
-}
-
 void check_ref(const TokenizerRef& ref) {
   if (auto problem = tokenizer_detail::repo_id_problem(ref.id); !problem.empty()) {
     throw error(errc::invalid_argument, "tokenizer id \"" + ref.id + "\" " + problem);
@@ -159,6 +119,51 @@ void check_ref(const TokenizerRef& ref) {
 
 }  // namespace
 
+namespace tokenizer_detail {
+
+std::optional<std::string> env_value(const EnvLookup& env, std::string_view name) {
+  auto value = env(name);
+  if (value && value->empty()) value.reset();
+  return value;
+}
+
+std::string not_found_message(const TokenizerRef& ref, const LocalSearch& search, std::string_view why,
+                              const std::vector<std::string>& extra) {
+  std::string message = "no tokenizer file found for \"" + ref.id + "\"";
+  if (ref.revision) message += " at revision " + *ref.revision;
+  message += " (" + std::string(why);
+  if (ref.private_package) message += "; this id is served by Thinking Machines' private tokenizer package in Python";
+  message += ")";
+  if (!search.hub) message += "; no hub cache: none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME is set";
+  message += "; looked at:";
+  for (const auto& path : search.searched) message += "\n  " + path.string();
+  for (const auto& line : extra) message += "\n  " + line;
+  return message;
+}
+
+LocalSearch search_tokenizer_file(const TokenizerRef& ref, const EnvLookup& env) {
+  if (!env) throw error(errc::invalid_argument, "find_tokenizer_file: the environment lookup is empty");
+  check_ref(ref);
+  Search search;
+  bool found = false;
+  if (auto list = env_value(env, path_variable)) {
+    for (const auto& entry : split_path_list(*list)) {
+      if ((found = try_path_entry(search, entry, ref))) break;
+    }
+  }
+  LocalSearch result;
+  result.hub = hf_hub_cache_dir(env);
+  if (!found && result.hub) found = try_hub_cache(search, *result.hub, ref);
+  if (found) {
+    result.found = std::move(search.found);
+    result.found->searched = search.searched;
+  }
+  result.searched = std::move(search.searched);
+  return result;
+}
+
+}  // namespace tokenizer_detail
+
 EnvLookup process_environment() {
   // std::getenv is safe as long as nobody modifies the environment concurrently.
   return [](std::string_view name) -> std::optional<std::string> {
@@ -169,27 +174,22 @@ EnvLookup process_environment() {
 }
 
 std::optional<fs::path> hf_hub_cache_dir(const EnvLookup& env) {
-  if (auto dir = lookup(env, "HF_HUB_CACHE")) return fs::path(*dir);
-  if (auto home = lookup(env, "HF_HOME")) return fs::path(*home) / "hub";
-  if (auto cache = lookup(env, "XDG_CACHE_HOME")) return fs::path(*cache) / "huggingface" / "hub";
-  if (auto home = lookup(env, "HOME")) return fs::path(*home) / ".cache" / "huggingface" / "hub";
+  if (auto dir = env_value(env, "HF_HUB_CACHE")) return fs::path(*dir);
+  if (auto home = env_value(env, "HF_HOME")) return fs::path(*home) / "hub";
+  if (auto cache = env_value(env, "XDG_CACHE_HOME")) return fs::path(*cache) / "huggingface" / "hub";
+  if (auto home = env_value(env, "HOME")) return fs::path(*home) / ".cache" / "huggingface" / "hub";
   return std::nullopt;
 }
 
 TokenizerFile find_tokenizer_file(const TokenizerRef& ref, const EnvLookup& env) {
-  if (!env) throw error(errc::invalid_argument, "find_tokenizer_file: the environment lookup is empty");
-  check_ref(ref);
-  Search search;
-  bool found = false;
-  if (auto list = lookup(env, path_variable)) {
-    for (const auto& entry : split_path_list(*list)) {
-      if ((found = try_path_entry(search, entry, ref))) break;
-    }
+  LocalSearch search = tokenizer_detail::search_tokenizer_file(ref, env);
+  if (!search.found) {
+    throw error(errc::invalid_configuration,
+                tokenizer_detail::not_found_message(
+                    ref, search,
+                    "nothing is downloaded by this search: put a tokenizer file under $TINKER_TOKENIZER_PATH or in "
+                    "the Hugging Face hub cache"));
   }
-  const auto hub = hf_hub_cache_dir(env);
-  if (!found && hub) found = try_hub_cache(search, *hub, ref);
-  if (!found) throw error(errc::invalid_configuration, not_found_message(ref, search.searched, hub.has_value()));
-  search.found->searched = std::move(search.searched);
   return std::move(*search.found);
 }
 

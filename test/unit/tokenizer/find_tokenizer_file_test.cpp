@@ -73,7 +73,8 @@ TEST(TokenizerLocate, FindsTinkerLocalsInstallUnderHfHome) {
   EXPECT_EQ(file.path, snapshot / "tokenizer.model");
   EXPECT_EQ(file.path, home.path() / "hub/models--tinker-local--tiny-sp-1k/snapshots" / commit_a / "tokenizer.model");
   EXPECT_EQ(file.format, TokenizerFormat::sentencepiece);
-  const std::vector<fs::path> expected{home.path() / "hub/models--tinker-local--tiny-sp-1k/refs/main", file.path};
+  const std::vector<fs::path> expected{home.path() / "hub/models--tinker-local--tiny-sp-1k/refs/main",
+                                       snapshot / "tokenizer.json", file.path};
   EXPECT_EQ(file.searched, expected);
 }
 
@@ -92,7 +93,8 @@ TEST(TokenizerLocate, PinnedCommitIsUsedInsteadOfMain) {
   const auto env = environment({{"HF_HUB_CACHE", hub.path()}});
   const auto file = find_tokenizer_file(TokenizerRef("org/tok", std::string(commit_b)), env);
   EXPECT_EQ(file.path, pinned / "tokenizer.model");
-  const std::vector<fs::path> expected{hub.path() / "models--org--tok/refs" / commit_b, file.path};
+  const std::vector<fs::path> expected{hub.path() / "models--org--tok/refs" / commit_b, pinned / "tokenizer.json",
+                                       file.path};
   EXPECT_EQ(file.searched, expected);
 }
 
@@ -113,8 +115,8 @@ TEST(TokenizerLocate, PinnedCommitMissingFromTheCacheIsNotReplacedByMain) {
   EXPECT_NE(message.find("at revision " + std::string(commit_b)), std::string::npos) << message;
   const auto snapshot = hub.path() / "models--org--tok/snapshots" / commit_b;
   const std::vector<std::string> expected{
-      (hub.path() / "models--org--tok/refs" / commit_b).string(), (snapshot / "tokenizer.model").string(),
-      (snapshot / "tokenizer.json").string(), (snapshot / "tiktoken.model").string()};
+      (hub.path() / "models--org--tok/refs" / commit_b).string(), (snapshot / "tokenizer.json").string(),
+      (snapshot / "tokenizer.model").string(), (snapshot / "tiktoken.model").string()};
   EXPECT_EQ(listed_paths(message), expected);
 }
 
@@ -161,7 +163,8 @@ TEST(TokenizerLocate, PathVariableDirectoryHoldsTokenizersByIdFirst) {
   const auto env = environment({{"TINKER_TOKENIZER_PATH", dir.path()}});
   const auto file = find_tokenizer_file(TokenizerRef("org/tok"), env);
   EXPECT_EQ(file.path, dir.path() / "org/tok/tokenizer.model");
-  EXPECT_EQ(file.searched, std::vector<fs::path>{file.path});
+  const std::vector<fs::path> by_id_first{dir.path() / "org/tok/tokenizer.json", file.path};
+  EXPECT_EQ(file.searched, by_id_first);
   const auto bare = find_tokenizer_file(TokenizerRef("bare"), env);
   EXPECT_EQ(bare.path, dir.path() / "tokenizer.model");
 }
@@ -180,8 +183,9 @@ TEST(TokenizerLocate, PathVariableDirectoryItselfIsTheLastResort) {
   const auto file = find_tokenizer_file(TokenizerRef("org/tok"), environment({{"TINKER_TOKENIZER_PATH", dir.path()}}));
   EXPECT_EQ(file.path, dir.path() / "tokenizer.model");
   const auto by_id = dir.path() / "org/tok";
-  const std::vector<fs::path> expected{by_id / "tokenizer.model", by_id / "tokenizer.json", by_id / "tiktoken.model",
-                                       dir.path() / "models--org--tok/refs/main", dir.path() / "tokenizer.model"};
+  const std::vector<fs::path> expected{by_id / "tokenizer.json",      by_id / "tokenizer.model",
+                                       by_id / "tiktoken.model",      dir.path() / "models--org--tok/refs/main",
+                                       dir.path() / "tokenizer.json", dir.path() / "tokenizer.model"};
   EXPECT_EQ(file.searched, expected);
 }
 
@@ -196,13 +200,18 @@ TEST(TokenizerLocate, PathVariableListIsSearchedInOrder) {
   EXPECT_EQ(file.searched.front(), first.path() / "missing.model");
 }
 
-TEST(TokenizerLocate, SentencePieceIsPreferredInADirectoryWithSeveralFormats) {
+// As transformers' AutoTokenizer, which takes the fast tokenizer (tokenizer.json) when a repo
+// has both it and a SentencePiece model (Gemma, Llama 2).
+TEST(TokenizerLocate, TokenizerJsonIsPreferredInADirectoryWithSeveralFormats) {
   TempDir hub;
   install_in_hub(hub.path(), "org/tok", commit_a,
                  {{"tokenizer.json", "{}"}, {"tokenizer.model", "sp"}, {"tiktoken.model", "t"}});
-  const auto file = find_tokenizer_file(TokenizerRef("org/tok"), environment({{"HF_HUB_CACHE", hub.path()}}));
-  EXPECT_EQ(file.format, TokenizerFormat::sentencepiece);
-  EXPECT_EQ(file.path.filename(), "tokenizer.model");
+  const auto env = environment({{"HF_HUB_CACHE", hub.path()}});
+  const auto file = find_tokenizer_file(TokenizerRef("org/tok"), env);
+  EXPECT_EQ(file.format, TokenizerFormat::tokenizer_json);
+  EXPECT_EQ(file.path.filename(), "tokenizer.json");
+  fs::remove(file.path);
+  EXPECT_EQ(find_tokenizer_file(TokenizerRef("org/tok"), env).path.filename(), "tokenizer.model");
 }
 
 TEST(TokenizerLocate, TokenizerJsonIsRecognised) {
@@ -223,12 +232,12 @@ TEST(TokenizerLocate, ErrorListsEveryPathLookedAtInOrder) {
   const auto by_id = dir.path() / "org/tok";
   const auto hub = home.path() / ".cache/huggingface/hub";
   const std::vector<std::string> expected{(dir.path() / "no-such-file.model").string(),
-                                          (by_id / "tokenizer.model").string(),
                                           (by_id / "tokenizer.json").string(),
+                                          (by_id / "tokenizer.model").string(),
                                           (by_id / "tiktoken.model").string(),
                                           (dir.path() / "models--org--tok/refs/main").string(),
-                                          (dir.path() / "tokenizer.model").string(),
                                           (dir.path() / "tokenizer.json").string(),
+                                          (dir.path() / "tokenizer.model").string(),
                                           (dir.path() / "tiktoken.model").string(),
                                           (hub / "models--org--tok/refs/main").string()};
   EXPECT_EQ(listed_paths(message), expected) << message;

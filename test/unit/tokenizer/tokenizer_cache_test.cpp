@@ -39,7 +39,8 @@ class TokenizerCacheTest : public ::testing::Test {
     install_in_hub(hub.path(), id, at, {{"tokenizer.model", tinker::test::tiny_model_bytes()}}, ref);
   }
 
-  EnvLookup env() const { return environment({{"HF_HUB_CACHE", hub.path()}}); }
+  // Offline: a tokenizer missing on disk fails at once instead of being asked of the public Hub.
+  EnvLookup env() const { return environment({{"HF_HUB_CACHE", hub.path()}, {"HF_HUB_OFFLINE", "1"}}); }
 
   TempDir hub;
 };
@@ -224,18 +225,17 @@ TEST(TokenizerForModel, FindsTinkerLocalsTokenizerThroughTheProcessWideCache) {
   EXPECT_EQ(&TokenizerCache::global(), &TokenizerCache::global());
 }
 
-TEST(TokenizerForModel, TokenizerJsonGivesTheLaterSupportError) {
+TEST(TokenizerForModel, MalformedTokenizerJsonNamesTheFile) {
   TempDir hub;
   const auto snapshot = install_in_hub(hub.path(), "json-only/model", commit, {{"tokenizer.json", "{}"}});
   try {
-    tinker::get_tokenizer_for("json-only/model", std::nullopt, environment({{"HF_HUB_CACHE", hub.path()}}));
-    FAIL() << "a tokenizer.json loaded";
+    tinker::get_tokenizer_for("json-only/model", std::nullopt,
+                              environment({{"HF_HUB_CACHE", hub.path()}, {"HF_HUB_OFFLINE", "1"}}));
+    FAIL() << "a tokenizer.json without a model loaded";
   } catch (const tinker::error& e) {
     const std::string message = e.what();
     EXPECT_EQ(e.code(), tinker::errc::invalid_configuration);
-    EXPECT_NE(message.find("tokenizer.json support comes later"), std::string::npos) << message;
     EXPECT_NE(message.find((snapshot / "tokenizer.json").string()), std::string::npos) << message;
-    EXPECT_NE(message.find((hub.path() / "models--json-only--model/refs/main").string()), std::string::npos) << message;
   }
 }
 
@@ -243,7 +243,8 @@ TEST(TokenizerForModel, TiktokenFileIsReportedAsUnsupported) {
   TempDir hub;
   install_in_hub(hub.path(), "tiktoken-only/model", commit, {{"tiktoken.model", "x"}});
   try {
-    tinker::get_tokenizer_for("tiktoken-only/model", std::nullopt, environment({{"HF_HUB_CACHE", hub.path()}}));
+    tinker::get_tokenizer_for("tiktoken-only/model", std::nullopt,
+                              environment({{"HF_HUB_CACHE", hub.path()}, {"HF_HUB_OFFLINE", "1"}}));
     FAIL() << "a tiktoken file loaded";
   } catch (const tinker::error& e) {
     EXPECT_EQ(e.code(), tinker::errc::invalid_configuration);
@@ -251,15 +252,22 @@ TEST(TokenizerForModel, TiktokenFileIsReportedAsUnsupported) {
   }
 }
 
-TEST(TokenizerForModel, MissingTokenizerErrorListsWhereItLooked) {
+TEST(TokenizerForModel, MissingTokenizerErrorListsWhereItLookedWhenOffline) {
   TempDir hub;
+  TempDir path_dir;
   try {
-    tinker::get_tokenizer_for("absent/model", std::nullopt, environment({{"HF_HUB_CACHE", hub.path()}}));
+    tinker::get_tokenizer_for(
+        "absent/model", std::nullopt,
+        environment(
+            {{"HF_HUB_CACHE", hub.path()}, {"TINKER_TOKENIZER_PATH", path_dir.path()}, {"HF_HUB_OFFLINE", "1"}}));
     FAIL() << "found a tokenizer that does not exist";
   } catch (const tinker::error& e) {
+    const std::string message = e.what();
     EXPECT_EQ(e.code(), tinker::errc::invalid_configuration);
-    EXPECT_NE(std::string(e.what()).find((hub.path() / "models--absent--model/refs/main").string()), std::string::npos)
-        << e.what();
+    EXPECT_NE(message.find("HF_HUB_OFFLINE is set, so nothing was downloaded"), std::string::npos) << message;
+    EXPECT_NE(message.find((hub.path() / "models--absent--model/refs/main").string()), std::string::npos) << message;
+    EXPECT_NE(message.find((path_dir.path() / "absent/model/tokenizer.model").string()), std::string::npos) << message;
+    EXPECT_NE(message.find((path_dir.path() / "tokenizer.json").string()), std::string::npos) << message;
   }
 }
 
