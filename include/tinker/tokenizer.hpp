@@ -180,6 +180,9 @@ class TiktokenOptions {
   /// Special tokens by id; merged with those of tokenizer_config.json when `read_config` is set.
   std::vector<std::pair<std::string, TokenId>> special_tokens;
   bool read_config = true;  ///< read `tokenizer_config.json` beside the file when present
+  /// As Kimi's tokenizer: the ids right after the ranks are special tokens, named by the config or
+  /// "<|reserved_token_{id}|>" (256 for kimi_k2(), 0 otherwise).
+  int num_reserved_special_tokens = 0;
 };
 
 /// Loads a tiktoken rank file (lines of "<base64 token> <rank>"). Throws tinker::error

@@ -19,22 +19,13 @@ std::string cache_key(const TokenizerRef& ref) {
   return ref.revision ? ref.id + "@" + *ref.revision : ref.id;
 }
 
-std::string searched_list(const TokenizerFile& file) {
-  std::string list;
-  for (const auto& path : file.searched) list += "\n  " + path.string();
-  return list;
-}
-
 }  // namespace
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerFile& file, std::string id) {
   switch (file.format) {
     case TokenizerFormat::sentencepiece: return load_sentencepiece_tokenizer(file.path, std::move(id));
     case TokenizerFormat::tokenizer_json: return load_tokenizer_json(file.path, std::move(id));
-    case TokenizerFormat::tiktoken:
-      throw error(errc::invalid_configuration,
-                  "tokenizer \"" + id + "\" was found as " + file.path.string() +
-                      ", a tiktoken file, which is not supported; looked at:" + searched_list(file));
+    case TokenizerFormat::tiktoken: return load_tiktoken_tokenizer(file.path, std::move(id));
   }
   throw error(errc::invalid_argument, "load_tokenizer: unknown tokenizer format");
 }
