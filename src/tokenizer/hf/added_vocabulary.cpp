@@ -151,8 +151,12 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> tokens, const BpeModel&
     TokenId id = by_content_.find(token.content);
     if (id < 0) id = model.token_to_id(token.content);
     if (id < 0) id = next_id++;
-    if (static_cast<std::size_t>(id) >= tokens_.size()) tokens_.resize(static_cast<std::size_t>(id) + 1);
-    Entry& entry = tokens_[static_cast<std::size_t>(id)];
+    if (static_cast<std::size_t>(id) >= index_by_id_.size()) index_by_id_.resize(static_cast<std::size_t>(id) + 1, -1);
+    if (index_by_id_[id] < 0) {
+      index_by_id_[id] = static_cast<std::int32_t>(entries_.size());
+      entries_.emplace_back();
+    }
+    Entry& entry = entries_[static_cast<std::size_t>(index_by_id_[id])];
     if (token.normalized && normalizer != nullptr) {
       std::string normalized = token.content;
       normalizer->normalize(normalized);
@@ -165,30 +169,28 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> tokens, const BpeModel&
   by_content_.for_each([&](std::string_view content, TokenId) {
     if (model.token_to_id(content) < 0) ++new_entries_;
   });
-  for (std::size_t id = 0; id < tokens_.size(); ++id) {
-    const Entry& entry = tokens_[id];
-    if (!entry.token) continue;
-    if (entry.token->normalized) {
-      normalized_.insert(entry.normalized_form ? *entry.normalized_form : entry.token->content,
+  for (std::size_t id = 0; id < index_by_id_.size(); ++id) {
+    if (index_by_id_[id] < 0) continue;
+    const Entry& entry = entries_[static_cast<std::size_t>(index_by_id_[id])];
+    if (entry.token.normalized) {
+      normalized_.insert(entry.normalized_form ? *entry.normalized_form : entry.token.content,
                          static_cast<std::uint32_t>(id));
     } else {
-      raw_.insert(entry.token->content, static_cast<std::uint32_t>(id));
+      raw_.insert(entry.token.content, static_cast<std::uint32_t>(id));
     }
   }
 }
 
 std::optional<std::string_view> AddedVocabulary::decode_text(TokenId id) const noexcept {
-  if (id < 0 || static_cast<std::size_t>(id) >= tokens_.size()) return std::nullopt;
-  const Entry& entry = tokens_[static_cast<std::size_t>(id)];
-  if (!entry.token) return std::nullopt;
-  if (entry.normalized_form) return std::string_view(*entry.normalized_form);
-  return std::string_view(entry.token->content);
+  const Entry* found = entry(id);
+  if (found == nullptr) return std::nullopt;
+  if (found->normalized_form) return std::string_view(*found->normalized_form);
+  return std::string_view(found->token.content);
 }
 
 bool AddedVocabulary::is_special_id(TokenId id) const noexcept {
-  if (id < 0 || static_cast<std::size_t>(id) >= tokens_.size()) return false;
-  const Entry& entry = tokens_[static_cast<std::size_t>(id)];
-  return entry.token && entry.token->special;
+  const Entry* found = entry(id);
+  return found != nullptr && found->token.special;
 }
 
 // The reference's find_matches: matches are found left to right, longest first at each position,
@@ -212,7 +214,7 @@ void AddedVocabulary::split(const LiteralTrie& trie, std::string_view text, std:
       auto start = static_cast<std::uint32_t>(pos);
       auto stop = static_cast<std::uint32_t>(pos + length);
       pos += length;
-      const AddedToken& token = *tokens_[id].token;
+      const AddedToken& token = entry(static_cast<TokenId>(id))->token;
       if (token.single_word) {
         const bool space_before = start == 0 || !ends_with_word(text.substr(0, start));
         const bool space_after = stop == n || !starts_with_word(text.substr(stop));

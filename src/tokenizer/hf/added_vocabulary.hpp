@@ -98,17 +98,22 @@ class AddedVocabulary {
   /// Added tokens whose content is not a model vocabulary entry (they add to the vocabulary size).
   std::size_t new_entries() const noexcept { return new_entries_; }
   /// One more than the largest added id (0 when there are none).
-  std::size_t id_bound() const noexcept { return tokens_.size(); }
+  std::size_t id_bound() const noexcept { return index_by_id_.size(); }
 
  private:
   class Entry {
    public:
-    std::optional<AddedToken> token;
+    AddedToken token;
     std::optional<std::string> normalized_form;
   };
   void split(const LiteralTrie& trie, std::string_view text, std::vector<Section>& out) const;
+  const Entry* entry(TokenId id) const noexcept {
+    if (id < 0 || static_cast<std::size_t>(id) >= index_by_id_.size() || index_by_id_[id] < 0) return nullptr;
+    return &entries_[static_cast<std::size_t>(index_by_id_[id])];
+  }
 
-  std::vector<Entry> tokens_;  // by id
+  std::vector<Entry> entries_;
+  std::vector<std::int32_t> index_by_id_;  // id -> index in entries_, or -1
   StringIdMap by_content_;
   StringIdMap special_contents_;
   LiteralTrie raw_;

@@ -98,32 +98,33 @@ std::string byte_fallback_token(unsigned char byte) {
 
 std::optional<std::string_view> BpeModel::id_to_token(TokenId id) const noexcept {
   if (id < 0 || static_cast<std::size_t>(id) >= tokens_.size() || tokens_[id].length == UINT32_MAX) return std::nullopt;
-  return std::string_view(token_text_).substr(tokens_[id].offset, tokens_[id].length);
+  return std::string_view(vocab_.key_arena() + tokens_[id].offset, tokens_[id].length);
 }
 
-std::optional<std::string_view> BpeModel::raw_bytes_of(TokenId id) const noexcept {
-  if (id < 0 || static_cast<std::size_t>(id) >= raw_tokens_.size() || raw_tokens_[id].length == UINT32_MAX) {
-    return std::nullopt;
-  }
-  return std::string_view(raw_text_).substr(raw_tokens_[id].offset, raw_tokens_[id].length);
-}
-
+// The per-thread cache comes first: it also remembers ignore_merges' whole-piece answers.
 void BpeModel::tokenize(std::string_view piece, std::vector<TokenId>& out) const {
   if (piece.empty()) return;
   const std::uint64_t hash = hash_bytes(piece);
-  if (options_.ignore_merges) {
-    const TokenId whole = raw_bytes_ ? raw_vocab_.find(piece, hash) : vocab_.find(piece, hash);
-    if (whole >= 0) {
-      out.push_back(whole);
-      return;
-    }
-  }
   PieceCache& cache = thread_cache(instance_);
   if (cache.find(hash, piece, out)) return;
   thread_local std::vector<TokenId> word;
-  tokenize_uncached(piece, word);
+  word.clear();
+  if (const TokenId whole = options_.ignore_merges ? whole_piece(piece, hash) : -1; whole >= 0) {
+    word.push_back(whole);
+  } else {
+    tokenize_uncached(piece, word);
+  }
   cache.store(hash, piece, word);
   out.insert(out.end(), word.begin(), word.end());
+}
+
+// ignore_merges: the id of the whole piece when it is a vocabulary entry, else -1.
+TokenId BpeModel::whole_piece(std::string_view piece, std::uint64_t hash) const {
+  if (!raw_bytes_) return vocab_.find(piece, hash);
+  thread_local std::string mapped;
+  mapped.clear();
+  for (const char c : piece) mapped += byte_level_char(static_cast<unsigned char>(c));
+  return vocab_.find(mapped);
 }
 
 void BpeModel::tokenize_uncached(std::string_view piece, std::vector<TokenId>& word) const {
@@ -283,7 +284,9 @@ void BpeModel::merge_long(std::vector<TokenId>& word) const {
   word.resize(kept);
 }
 
-BpeModelBuilder::BpeModelBuilder(BpeOptions options) : model_(new BpeModel()) {
+BpeModelBuilder::BpeModelBuilder() : model_(new BpeModel()) {}
+
+void BpeModelBuilder::set_options(BpeOptions options) {
   model_->options_ = std::move(options);
 }
 
@@ -312,61 +315,74 @@ std::optional<std::string> BpeModelBuilder::add_merge(std::string_view left, std
   return std::nullopt;
 }
 
+// Three passes over a batch, so each lookup's cache misses overlap with the others': hash and
+// prefetch the slots, prefetch the keys they point at, then look up. The merged text is built
+// once per merge into a batch buffer.
+std::optional<std::pair<std::size_t, std::string>> BpeModelBuilder::add_merges(
+    std::size_t count, const std::function<std::pair<std::string_view, std::string_view>(std::size_t)>& merge) {
+  constexpr std::size_t batch = 32;
+  const StringIdMap& vocab = model_->vocab_;
+  const std::size_t prefix = model_->options_.continuing_subword_prefix.size();
+  std::array<std::string_view, batch * 3> texts;
+  std::array<std::uint64_t, batch * 3> hashes;
+  std::string merged_text;
+  model_->merges_.reserve(count);
+  for (std::size_t first = 0; first < count; first += batch) {
+    const std::size_t n = std::min(batch, count - first);
+    merged_text.clear();
+    std::array<std::size_t, batch> merged_at;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto [left, right] = merge(first + i);
+      texts[3 * i] = left;
+      texts[3 * i + 1] = right;
+      merged_at[i] = merged_text.size();
+      merged_text += left;
+      if (right.size() >= prefix) merged_text += right.substr(prefix);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t end = i + 1 < n ? merged_at[i + 1] : merged_text.size();
+      texts[3 * i + 2] = std::string_view(merged_text).substr(merged_at[i], end - merged_at[i]);
+    }
+    for (std::size_t k = 0; k < 3 * n; ++k) {
+      hashes[k] = hash_bytes(texts[k]);
+      vocab.prefetch(hashes[k]);
+    }
+    for (std::size_t k = 0; k < 3 * n; ++k) vocab.prefetch_key(hashes[k]);
+    for (std::size_t i = 0; i < n; ++i) {
+      const TokenId left = vocab.find(texts[3 * i], hashes[3 * i]);
+      const TokenId right = vocab.find(texts[3 * i + 1], hashes[3 * i + 1]);
+      const bool right_fits = texts[3 * i + 1].size() >= prefix;
+      const TokenId merged = right_fits ? vocab.find(texts[3 * i + 2], hashes[3 * i + 2]) : -1;
+      if (left < 0) return std::pair{first + i, std::string(texts[3 * i])};
+      if (right < 0 || !right_fits) return std::pair{first + i, std::string(texts[3 * i + 1])};
+      if (merged < 0) return std::pair{first + i, std::string(texts[3 * i + 2])};
+      model_->merges_.insert_or_assign(left, right, next_rank_++, merged);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> BpeModelBuilder::missing_unk_token() const {
   const auto& unk = model_->options_.unk_token;
   if (unk && model_->vocab_.find(*unk) < 0) return *unk;
   return std::nullopt;
 }
 
-namespace {
-
-// The bytes a byte-level token stands for, or nullopt when one of its characters is not a
-// byte-level stand-in.
-std::optional<std::string> byte_level_bytes(std::string_view token) {
-  std::string bytes;
-  bytes.reserve(token.size());
-  for (std::size_t i = 0; i < token.size();) {
-    const std::size_t length = std::min(utf8_length(static_cast<unsigned char>(token[i])), token.size() - i);
-    const int byte = byte_level_byte(token.substr(i, length));
-    if (byte < 0) return std::nullopt;
-    bytes.push_back(static_cast<char>(byte));
-    i += length;
-  }
-  return bytes;
-}
-
-}  // namespace
-
 std::unique_ptr<BpeModel> BpeModelBuilder::build(bool raw_bytes) {
   BpeModel& model = *model_;
   std::size_t id_bound = 0;
-  std::size_t text_bytes = 0;
-  model.vocab_.for_each([&](std::string_view token, TokenId id) {
-    id_bound = std::max(id_bound, static_cast<std::size_t>(id) + 1);
-    text_bytes += token.size();
-  });
+  model.vocab_.for_each(
+      [&](std::string_view, TokenId id) { id_bound = std::max(id_bound, static_cast<std::size_t>(id) + 1); });
   model.tokens_.assign(id_bound, BpeModel::Span{});
-  model.token_text_.reserve(text_bytes);
+  const char* arena = model.vocab_.key_arena();
   model.vocab_.for_each([&](std::string_view token, TokenId id) {
     model.tokens_[id] =
-        BpeModel::Span{static_cast<std::uint32_t>(model.token_text_.size()), static_cast<std::uint32_t>(token.size())};
-    model.token_text_.append(token);
+        BpeModel::Span{static_cast<std::uint32_t>(token.data() - arena), static_cast<std::uint32_t>(token.size())};
   });
   if (model.options_.unk_token) model.unk_id_ = model.vocab_.find(*model.options_.unk_token);
   model.raw_bytes_ =
       raw_bytes && model.options_.continuing_subword_prefix.empty() && model.options_.end_of_word_suffix.empty();
   if (model.raw_bytes_) {
-    model.raw_tokens_.assign(id_bound, BpeModel::Span{});
-    model.raw_text_.reserve(text_bytes / 2);
-    model.raw_vocab_.reserve(model.vocab_.size(), text_bytes / 2);
-    model.vocab_.for_each([&](std::string_view token, TokenId id) {
-      const auto bytes = byte_level_bytes(token);
-      if (!bytes) return;
-      model.raw_vocab_.insert_or_assign(*bytes, id);
-      model.raw_tokens_[id] =
-          BpeModel::Span{static_cast<std::uint32_t>(model.raw_text_.size()), static_cast<std::uint32_t>(bytes->size())};
-      model.raw_text_.append(*bytes);
-    });
     for (unsigned b = 0; b < 256; ++b) {
       model.byte_ids_[b] = model.vocab_.find(byte_level_char(static_cast<unsigned char>(b)));
     }

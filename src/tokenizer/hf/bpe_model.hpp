@@ -13,10 +13,12 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tinker::tokenizer_detail::hf {
@@ -43,9 +45,6 @@ class BpeModel {
   TokenId token_to_id(std::string_view token) const noexcept { return vocab_.find(token); }
   /// The entry of an id, or nullopt when no entry has it.
   std::optional<std::string_view> id_to_token(TokenId id) const noexcept;
-  /// The bytes a byte-level vocabulary entry stands for (its characters mapped back to bytes), or
-  /// nullopt when the model is not in raw-byte mode or the entry is not all byte-level characters.
-  std::optional<std::string_view> raw_bytes_of(TokenId id) const noexcept;
   /// Number of vocabulary entries (as Hugging Face's get_vocab_size()).
   std::size_t vocab_size() const noexcept { return vocab_.size(); }
   /// One more than the largest id.
@@ -63,6 +62,7 @@ class BpeModel {
 
   BpeModel() = default;
   void tokenize_uncached(std::string_view piece, std::vector<TokenId>& word) const;
+  TokenId whole_piece(std::string_view piece, std::uint64_t hash) const;
   void split_into_symbols(std::string_view piece, std::vector<TokenId>& word) const;
   void add_unit(std::string_view unit, bool first, bool last, std::vector<TokenId>& word,
                 std::optional<TokenId>& pending_unk) const;
@@ -70,13 +70,9 @@ class BpeModel {
   void merge_long(std::vector<TokenId>& word) const;
 
   BpeOptions options_;
-  StringIdMap vocab_;      // entries as written in the file
-  StringIdMap raw_vocab_;  // raw-byte mode: entries mapped back to bytes
+  StringIdMap vocab_;  // entries as written in the file
   MergeMap merges_;
-  std::string token_text_;    // every entry, indexed by tokens_
-  std::vector<Span> tokens_;  // by id
-  std::string raw_text_;      // raw-byte mode: every entry's bytes, indexed by raw_tokens_
-  std::vector<Span> raw_tokens_;
+  std::vector<Span> tokens_;             // by id: the entry's place in vocab_'s key arena
   std::array<TokenId, 256> byte_ids_{};  // raw-byte mode: id of each byte's character, or -1
   TokenId unk_id_ = -1;
   bool raw_bytes_ = false;
@@ -86,11 +82,18 @@ class BpeModel {
 /// Builds a BpeModel from the vocabulary and merges as the loader reads them.
 class BpeModelBuilder {
  public:
-  explicit BpeModelBuilder(BpeOptions options);
+  BpeModelBuilder();
 
   void reserve(std::size_t vocab_count, std::size_t vocab_bytes, std::size_t merge_count);
+  /// Adds merges[i] = (left_i, right_i) for i in [0, count) in order, as add_merge, looking them up
+  /// in batches with prefetching (the tables are far larger than the caches). Stops at the first
+  /// merge naming a missing token: returns its index and that token.
+  std::optional<std::pair<std::size_t, std::string>> add_merges(
+      std::size_t count, const std::function<std::pair<std::string_view, std::string_view>(std::size_t)>& merge);
   /// A vocabulary entry; an entry given twice keeps the last id.
   void add_token(std::string_view token, TokenId id);
+  /// The options (before the first add_merge: merges depend on continuing_subword_prefix).
+  void set_options(BpeOptions options);
   /// The next merge (its rank is the number of merges added before it). Returns the token it
   /// names that is not in the vocabulary (the merged one included), or nullopt.
   std::optional<std::string> add_merge(std::string_view left, std::string_view right);

@@ -198,7 +198,12 @@ class WordPieceDecoder final : public Decoder {
         if (token.starts_with(prefix_)) {
           token.erase(0, prefix_.size());
         } else {
-          token.insert(0, " ");
+          // (Built anew: GCC 12's -Wrestrict misfires on insert at 0 with -O2.)
+          std::string spaced;
+          spaced.reserve(token.size() + 1);
+          spaced += ' ';
+          spaced += token;
+          token = std::move(spaced);
         }
       }
       if (cleanup_) cleanup(token);

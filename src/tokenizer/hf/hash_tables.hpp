@@ -39,6 +39,7 @@ inline std::uint64_t hash_bytes(std::string_view bytes) noexcept {
 }
 
 /// Strings -> token ids. A key inserted twice keeps the last id (as a JSON object read into a map).
+/// A slot holds the key's place in the arena and its id, so a lookup touches the slot and the key.
 class StringIdMap {
  public:
   void reserve(std::size_t count, std::size_t key_bytes);
@@ -46,36 +47,47 @@ class StringIdMap {
   /// The id of `key`, or -1.
   TokenId find(std::string_view key) const noexcept { return find(key, hash_bytes(key)); }
   TokenId find(std::string_view key, std::uint64_t hash) const noexcept;
-  std::size_t size() const noexcept { return entries_.size(); }
-  std::size_t memory_bytes() const noexcept;
-  /// Calls `visit(key, id)` for every entry, in insertion order.
+  std::size_t size() const noexcept { return count_; }
+  std::size_t memory_bytes() const noexcept { return keys_.capacity() + slots_.capacity() * sizeof(Slot); }
+  /// Hints the processor to load the slot `hash` starts probing at (for batched lookups).
+  void prefetch(std::uint64_t hash) const noexcept {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[static_cast<std::size_t>(hash) & mask_]);
+  }
+  /// Hints the processor to load the key in the slot `hash` starts probing at.
+  void prefetch_key(std::uint64_t hash) const noexcept {
+    if (slots_.empty()) return;
+    const Slot& slot = slots_[static_cast<std::size_t>(hash) & mask_];
+    if (slot.length != empty) __builtin_prefetch(keys_.data() + slot.offset);
+  }
+  /// The arena every key lives in (keys handed to for_each point into it; stable once built).
+  const char* key_arena() const noexcept { return keys_.data(); }
+  /// Calls `visit(key, id)` for every entry (in no particular order).
   template <class Visit>
   void for_each(Visit&& visit) const {
-    for (const Entry& entry : entries_) visit(key_of(entry), entry.id);
+    for (const Slot& slot : slots_) {
+      if (slot.length != empty) visit(key_of(slot), slot.id);
+    }
   }
 
  private:
-  class Entry {
-   public:
-    std::uint32_t offset;
-    std::uint32_t length;
-    TokenId id;
-  };
+  static constexpr std::uint32_t empty = UINT32_MAX;
   class Slot {
    public:
-    std::uint32_t tag = 0;    // high bits of the hash, to skip most key compares
-    std::uint32_t entry = 0;  // index into entries_ + 1; 0 = empty
+    std::uint32_t tag = 0;  // high bits of the hash, to skip most key compares
+    std::uint32_t offset = 0;
+    std::uint32_t length = empty;
+    TokenId id = -1;
   };
 
   void rehash(std::size_t slot_count);
-  std::string_view key_of(const Entry& entry) const noexcept {
-    return std::string_view(keys_).substr(entry.offset, entry.length);
+  std::string_view key_of(const Slot& slot) const noexcept {
+    return std::string_view(keys_.data() + slot.offset, slot.length);
   }
 
   std::string keys_;
-  std::vector<Entry> entries_;
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
+  std::size_t count_ = 0;
 };
 
 /// (left id, right id) -> (rank, merged id). A pair inserted twice keeps the last one.

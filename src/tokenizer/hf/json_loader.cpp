@@ -1,11 +1,12 @@
-// load_tokenizer_json: tokenizer.json -> HfTokenizer. The vocabulary and merges are read straight
-// from the parsed document into the model's tables (no intermediate maps).
+// load_tokenizer_json: tokenizer.json -> HfTokenizer. The vocabulary and merges are streamed into
+// the model's tables while the file is parsed (model_stream.hpp); the rest is read from the document.
 //
 // "truncation" and "padding" are ignored: they only matter for batch encoding to fixed lengths,
 // and Python's transformers sets them per call too.
 #include "tokenizer/hf/components.hpp"
 #include "tokenizer/hf/hf_tokenizer.hpp"
 #include "tokenizer/hf/json_reader.hpp"
+#include "tokenizer/hf/model_stream.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
@@ -34,55 +35,14 @@ BpeOptions bpe_options(const JsonObject& model) {
   return options;
 }
 
-void read_vocab(const JsonObject& model, BpeModelBuilder& builder) {
-  const JsonObject vocab = model.child("vocab");
-  std::size_t bytes = 0;
-  for (const auto& entry : vocab.object()) bytes += entry.key().size();
-  builder.reserve(vocab.object().size(), bytes, 0);
-  for (const auto& entry : vocab.object()) {
-    const std::string_view token(entry.key().data(), entry.key().size());
-    const auto& value = entry.value();
-    // The common case is checked inline; json_unsigned builds the path only for a bad id.
-    TokenId id = -1;
-    if (value.is_int64() && value.get_int64() >= 0 && static_cast<std::uint64_t>(value.get_int64()) <= max_token_id) {
-      id = static_cast<TokenId>(value.get_int64());
-    } else {
-      id = static_cast<TokenId>(json_unsigned(model.file(), value, vocab.path_of(token), max_token_id));
-    }
-    builder.add_token(token, id);
-  }
-}
-
-// A merge is "left right" (older files; "#version" lines are skipped) or ["left", "right"].
-void read_merges(const JsonObject& model, BpeModelBuilder& builder) {
-  const auto& merges = model.array("merges");
-  const std::string path = model.path_of("merges");
-  builder.reserve(0, 0, merges.size());
-  for (std::size_t i = 0; i < merges.size(); ++i) {
-    const auto& merge = merges[i];
-    std::string_view left, right;
-    if (merge.is_string()) {
-      const std::string_view line(merge.get_string().data(), merge.get_string().size());
-      if (line.starts_with("#version")) continue;
-      const std::size_t space = line.find(' ');
-      if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
-        model.file().fail(json_path(path, i),
-                          "expected two tokens separated by one space, found \"" + std::string(line) + "\"");
-      }
-      left = line.substr(0, space);
-      right = line.substr(space + 1);
-    } else if (merge.is_array() && merge.get_array().size() == 2 && merge.get_array()[0].is_string() &&
-               merge.get_array()[1].is_string()) {
-      const auto& pair = merge.get_array();
-      left = std::string_view(pair[0].get_string().data(), pair[0].get_string().size());
-      right = std::string_view(pair[1].get_string().data(), pair[1].get_string().size());
-    } else {
-      model.file().fail(json_path(path, i), std::string("expected \"left right\" or [\"left\", \"right\"], found ") +
-                                                json_kind_name(merge));
-    }
-    if (const auto missing = builder.add_merge(left, right)) {
-      model.file().fail(json_path(path, i), "the merge names \"" + *missing + "\", which is not in model.vocab");
-    }
+// The merges as the streaming parse collected them; their rank is their order.
+void add_merges(const JsonObject& model, StreamedModel& streamed) {
+  const auto missing = streamed.builder.add_merges(streamed.merges.size(), [&](std::size_t i) {
+    return std::pair{streamed.left(streamed.merges[i]), streamed.right(streamed.merges[i])};
+  });
+  if (missing) {
+    model.file().fail(json_path(model.path_of("merges"), streamed.merges[missing->first].index),
+                      "the merge names \"" + missing->second + "\", which is not in model.vocab");
   }
 }
 
@@ -107,24 +67,26 @@ std::vector<AddedToken> read_added_tokens(const JsonObject& root) {
   return tokens;
 }
 
-std::unique_ptr<BpeModel> read_model(const JsonObject& root, bool byte_level_pieces) {
+std::unique_ptr<BpeModel> read_model(const JsonObject& root, StreamedModel& streamed, bool byte_level_pieces) {
   const JsonObject model = root.child("model");
   if (const auto type = model.optional_string("type"); type && *type != "BPE") {
     model.fail_at("type", "unsupported model type \"" + std::string(*type) + "\" (supported: BPE)");
   }
-  BpeModelBuilder builder(bpe_options(model));
-  read_vocab(model, builder);
-  read_merges(model, builder);
-  return builder.build(byte_level_pieces);
+  // What was not streamed was missing or not an object / array: these fail naming it.
+  if (!streamed.vocab_streamed) model.child("vocab").fail("not read (a second model object?)");
+  if (!streamed.merges_streamed) model.array("merges");
+  streamed.builder.set_options(bpe_options(model));
+  add_merges(model, streamed);
+  return streamed.builder.build(byte_level_pieces);
 }
 
-HfParts read_parts(const JsonObject& root) {
+HfParts read_parts(const JsonObject& root, StreamedModel& streamed) {
   if (const auto version = root.optional_string("version"); version && *version != "1.0") {
     root.fail_at("version", "unknown tokenizer.json version \"" + std::string(*version) + "\" (expected 1.0)");
   }
   HfParts parts;
   const bool has_pre_tokenizer = root.find("pre_tokenizer") != nullptr;
-  parts.model = read_model(root, has_pre_tokenizer && ends_in_byte_level(root.child("pre_tokenizer")));
+  parts.model = read_model(root, streamed, has_pre_tokenizer && ends_in_byte_level(root.child("pre_tokenizer")));
   if (root.find("normalizer") != nullptr) parts.normalizer = load_normalizer(root.child("normalizer"));
   if (has_pre_tokenizer)
     parts.pre_tokenizer = load_pre_tokenizer(root.child("pre_tokenizer"), parts.model->raw_bytes());
@@ -155,8 +117,9 @@ std::shared_ptr<const Tokenizer> load_tokenizer_json(const std::filesystem::path
   namespace hf = tokenizer_detail::hf;
   hf::HfParts parts;
   {
-    const hf::JsonFile json(file);
-    parts = hf::read_parts(hf::JsonObject(json, json.root(), ""));
+    hf::StreamedModel streamed;
+    const hf::JsonFile json(file, streamed);
+    parts = hf::read_parts(hf::JsonObject(json, json.root(), ""), streamed);
   }  // the document is freed before the tokenizer is built
   return std::make_shared<hf::HfTokenizer>(std::move(id), file, hf::config_beside(file), std::move(parts));
 }

@@ -1,6 +1,8 @@
 // See json_reader.hpp.
 #include "tokenizer/hf/json_reader.hpp"
 
+#include "tokenizer/hf/model_stream.hpp"
+
 #include <tinker/error.hpp>
 
 #include <fstream>
@@ -94,10 +96,23 @@ const char* json_kind_name(const boost::json::value& value) noexcept {
   return "a value";
 }
 
-JsonFile::JsonFile(std::filesystem::path file) : file_(std::move(file)) {
-  const std::string text = read_text_file(file_);
+std::string JsonFile::read() {
+  std::string text = read_text_file(file_);
   if (text.empty()) fail(std::string_view(), "the file is empty");
-  arena_ = std::make_unique<boost::json::monotonic_resource>(text.size() * 2);
+  arena_ = std::make_unique<boost::json::monotonic_resource>();
+  return text;
+}
+
+void JsonFile::fail_syntax(std::string_view text, std::size_t offset, const boost::system::error_code& ec) const {
+  if (offset >= text.size() && (ec == boost::json::error::incomplete || ec == boost::json::error::syntax)) {
+    fail(std::string_view(),
+         "the JSON ends early (truncated file?) at " + position_of(text, text.size()) + ": " + ec.message());
+  }
+  fail(std::string_view(), "malformed JSON at " + position_of(text, offset) + ": " + ec.message());
+}
+
+JsonFile::JsonFile(std::filesystem::path file) : file_(std::move(file)) {
+  const std::string text = read();
   boost::json::parse_options options;
   options.max_depth = 64;
   boost::json::stream_parser parser(boost::json::storage_ptr(), options);
@@ -105,13 +120,22 @@ JsonFile::JsonFile(std::filesystem::path file) : file_(std::move(file)) {
   boost::system::error_code ec;
   const std::size_t used = parser.write_some(text.data(), text.size(), ec);
   if (!ec && used < text.size()) ec = boost::json::error::extra_data;
-  if (ec) fail(std::string_view(), "malformed JSON at " + position_of(text, used) + ": " + ec.message());
+  if (ec) fail_syntax(text, used, ec);
   parser.finish(ec);
-  if (ec) {
-    fail(std::string_view(),
-         "the JSON ends early (truncated file?) at " + position_of(text, text.size()) + ": " + ec.message());
-  }
+  if (ec) fail_syntax(text, text.size(), ec);
   root_ = parser.release();
+}
+
+JsonFile::JsonFile(std::filesystem::path file, StreamedModel& model) : file_(std::move(file)) {
+  const std::string text = read();
+  // Sized from the file, so the vocabulary's table is not regrown while it streams in.
+  model.builder.reserve(text.size() / 64, text.size() / 8, 0);
+  StreamProblem problem;
+  boost::system::error_code ec;
+  std::size_t offset = 0;
+  root_ = parse_streaming_model(text, arena_.get(), model, problem, ec, offset);
+  if (!problem.message.empty()) fail(problem.path, problem.message);
+  if (ec) fail_syntax(text, offset, ec);
 }
 
 JsonFile::~JsonFile() {

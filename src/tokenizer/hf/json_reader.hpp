@@ -15,6 +15,8 @@
 
 namespace tinker::tokenizer_detail::hf {
 
+class StreamedModel;
+
 /// The bytes of a file; fails naming it when it is missing or unreadable (an empty file is fine).
 std::string read_text_file(const std::filesystem::path& file);
 
@@ -31,6 +33,9 @@ class JsonFile {
  public:
   /// Reads and parses `file`; fails naming it for a missing, unreadable or malformed file.
   explicit JsonFile(std::filesystem::path file);
+  /// A tokenizer.json, with model.vocab and model.merges read into `model` while parsing (see
+  /// model_stream.hpp).
+  JsonFile(std::filesystem::path file, StreamedModel& model);
   JsonFile(const JsonFile&) = delete;
   JsonFile& operator=(const JsonFile&) = delete;
   ~JsonFile();
@@ -44,6 +49,9 @@ class JsonFile {
   std::filesystem::path file_;
   std::unique_ptr<boost::json::monotonic_resource> arena_;
   boost::json::value root_;
+
+  std::string read();
+  [[noreturn]] void fail_syntax(std::string_view text, std::size_t offset, const boost::system::error_code& ec) const;
 };
 
 /// A JSON object at a known path, with typed field access that fails naming the field's path.
