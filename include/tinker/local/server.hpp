@@ -77,7 +77,9 @@ enum class RetryAfterForm { none, seconds, http_date, milliseconds };
 /// "retrieve_future", "forward_backward", "training_runs"; "*" matches all of /api/v1/;
 /// "_downloads" matches the unauthenticated downloads at /_downloads/..., i.e. the signed URLs of
 /// checkpoint archives and trace exports, so reset_mid_body / truncated_body cut an archive
-/// download half-way, also a ranged 206 one). It fires
+/// download half-way, also a ranged 206 one; "_hub" matches the Hugging Face Hub file paths
+/// /{org}/{name}/resolve/{revision}/{file}, which a file name such as "tokenizer.json" also
+/// matches by suffix). It fires
 /// on the calls listed in `on_calls` (1-based, counted per rule), else with `probability` drawn from
 /// the server's seeded generator, at most `max_fires` times (negative = no limit).
 class FaultRule {
@@ -114,8 +116,15 @@ class ServerOptions {
   /// Where the tokenizer is installed in the Hugging Face cache layout. Empty = `$HF_HUB_CACHE`,
   /// else `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub`, else `~/.cache/huggingface/hub`.
   std::filesystem::path hf_hub_cache;
+  /// The repo id the tokenizer is installed and served under, and that `get_info` reports ("org/name"
+  /// of letters, digits, '.', '_', '-'). Tests give one of their own to have a repo no cache holds.
+  std::string tokenizer_id = "tinker-local/tiny-sp-1k";
   /// Accepted API keys. Empty = any key starting with "tml-".
   std::vector<std::string> api_keys;
+  /// The Hugging Face Hub-compatible tokenizer files (/{org}/{name}/resolve/{revision}/{file})
+  /// answer 401 unless the request has "Authorization: Bearer <an accepted API key>", as the
+  /// Hub answers for a gated repo. Off: they are public, as the Hub's public repos.
+  bool hub_requires_token = false;
   LogLevel log_level = LogLevel::warning;
   /// Null-model mode: every operation completes at once with well-formed, correctly sized
   /// results and no model computation (for client benchmarks).

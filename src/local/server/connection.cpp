@@ -224,6 +224,8 @@ asio::awaitable<void> run_handler(Frontend& fe, Exchange& ex) {
     handle_admin(fe, ex);
   } else if (route.endpoint == Endpoint::download) {
     handle_download(fe, ex);
+  } else if (route.endpoint == Endpoint::hub_resolve) {
+    handle_hub(fe, ex);
   } else if (route.endpoint == Endpoint::retrieve_future) {
     co_await handle_retrieve_future(fe, ex);
   } else {

@@ -1,5 +1,7 @@
 #include "local/server/faults.hpp"
 
+#include "local/server/router.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -141,7 +143,9 @@ bool fault_matches(const FaultRule& rule, std::string_view path) {
   const bool api = path.substr(0, kApiPrefix.size()) == kApiPrefix;
   if (rule.endpoint == "*") return api;
   if (rule.endpoint == "_downloads") return path.substr(0, kDownloadsPrefix.size()) == kDownloadsPrefix;
-  if (!api || rule.endpoint.empty()) return false;
+  const bool hub = !api && is_hub_path(path);
+  if (rule.endpoint == "_hub") return hub;
+  if (!(api || hub) || rule.endpoint.empty()) return false;
   const std::string_view endpoint = rule.endpoint;
   if (path.size() < endpoint.size() || path.substr(path.size() - endpoint.size()) != endpoint) return false;
   return endpoint.front() == '/' || path[path.size() - endpoint.size() - 1] == '/';

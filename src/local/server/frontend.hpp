@@ -24,6 +24,7 @@
 #include "local/server/http_util.hpp"
 #include "local/server/log.hpp"
 #include "local/server/router.hpp"
+#include "local/tokenizer/hub_repos.hpp"
 
 #include <tinker/codec.hpp>
 #include <tinker/local/server.hpp>
@@ -134,6 +135,7 @@ class Frontend {
   FaultPlan faults;
   RequestLog requests;
   std::string base_url;  ///< set once the port is known
+  HubRepos hub_repos;    ///< served by handle_hub; set before the server listens
   /// While a future endpoint submits to the engine: where the queue-pause hook notes that a
   /// pause_queue fault fired (the exchange's fault name, for the arrival log).
   std::string* pause_note = nullptr;
@@ -158,6 +160,8 @@ boost::asio::awaitable<void> handle_retrieve_future(Frontend& fe, Exchange& ex);
 void handle_rest(Frontend& fe, Exchange& ex);
 void handle_admin(Frontend& fe, Exchange& ex);
 void handle_download(Frontend& fe, Exchange& ex);
+/// GET/HEAD of a Hugging Face Hub file (hub.cpp).
+void handle_hub(Frontend& fe, Exchange& ex);
 
 /// Applies Content-Encoding and sets ex.body; false (with the reply set) on failure.
 bool decode_body(Frontend& fe, Exchange& ex);

@@ -162,6 +162,23 @@ Route match_checkpoint(std::string_view method, const std::vector<std::string_vi
   return route;
 }
 
+// /{org}/{name}/resolve/{revision}/{file...} or /{name}/resolve/{revision}/{file...}.
+Route match_hub(std::string_view method, std::string_view path) {
+  if (!path.starts_with('/')) return Route{};
+  const std::vector<std::string_view> s = split_segments(path.substr(1));
+  if (any_empty(s)) return Route{};
+  std::size_t resolve = 1;
+  if (s.size() >= 5 && s[2] == "resolve") resolve = 2;
+  if (s.size() < resolve + 3 || s[resolve] != "resolve") return Route{};
+  Route route = with_method(method, "GET", Endpoint::hub_resolve, "GET, HEAD");
+  if (route.status != Route::Status::ok) return route;
+  route.repo = resolve == 2 ? std::string(s[0]) + "/" + std::string(s[1]) : std::string(s[0]);
+  route.revision = percent_decode(s[resolve + 1]);
+  const std::size_t file_start = static_cast<std::size_t>(s[resolve + 2].data() - path.data());
+  route.file = percent_decode(path.substr(file_start));
+  return route;
+}
+
 Route match_parameterised(std::string_view method, std::string_view path) {
   const std::vector<std::string_view> s = split_segments(path);
   if (s.size() < 2 || any_empty(s)) return Route{};
@@ -257,6 +274,7 @@ const char* endpoint_name(Endpoint endpoint) noexcept {
     case Endpoint::audit_log: return "audit_log";
     case Endpoint::billing_usage: return "billing_usage";
     case Endpoint::download: return "download";
+    case Endpoint::hub_resolve: return "hub_resolve";
     case Endpoint::admin_audit: return "admin_audit";
     case Endpoint::admin_requests: return "admin_requests";
     case Endpoint::admin_set_faults: return "admin_set_faults";
@@ -296,7 +314,11 @@ Route match_route(std::string_view method, std::string_view path) {
   if (path.substr(0, kAdminPrefix.size()) == kAdminPrefix) {
     return match_fixed(method, path.substr(kAdminPrefix.size()), kAdminRoutes);
   }
-  return Route{};
+  return match_hub(method, path);
+}
+
+bool is_hub_path(std::string_view path) noexcept {
+  return match_hub("GET", path).status == Route::Status::ok;
 }
 
 std::string percent_decode(std::string_view text) {

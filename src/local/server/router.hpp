@@ -1,5 +1,6 @@
 // Routing of tinker-local: every endpoint of spec 8.0 under /api/v1/, the unauthenticated
-// download path /_downloads/<token> and the loopback-only admin paths /_admin/...
+// download path /_downloads/<token>, the loopback-only admin paths /_admin/... and the Hugging
+// Face Hub's file path /{org}/{name}/resolve/{revision}/{file} (any other path).
 //
 // Path parameters are taken verbatim (spec 8.0): run ids contain colons, checkpoint ids contain
 // a slash ("weights/<name>", "sampler_weights/<name>"). A percent-encoded segment is decoded
@@ -57,6 +58,7 @@ enum class Endpoint : std::uint8_t {
   billing_usage,
   // outside /api/v1/
   download,
+  hub_resolve,  ///< /{org}/{name}/resolve/{revision}/{file} (Hugging Face Hub-compatible)
   admin_audit,
   admin_requests,
   admin_set_faults,
@@ -83,12 +85,18 @@ class Route {
   std::string session_id;
   std::string sampler_id;
   std::string token;       ///< /_downloads/<token>
+  std::string repo;        ///< hub_resolve: "org/name" (or "name")
+  std::string revision;    ///< hub_resolve, percent-decoded ("refs%2Fpr%2F1" -> "refs/pr/1")
+  std::string file;        ///< hub_resolve: the file's path in the repo
   std::string_view allow;  ///< for method_not_allowed: the Allow header value
 };
 
 /// Matches `method` ("GET", "POST", ...) and `path` (the target without query, path prefix
 /// already removed).
 Route match_route(std::string_view method, std::string_view path);
+
+/// True for a Hugging Face Hub file path (/{org}/{name}/resolve/{revision}/{file}).
+bool is_hub_path(std::string_view path) noexcept;
 
 /// Decodes %XX escapes; a malformed escape is kept as it is.
 std::string percent_decode(std::string_view text);

@@ -13,7 +13,9 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <condition_variable>
 #include <csignal>
 #include <future>
@@ -48,6 +50,13 @@ void validate(const ServerOptions& options) {
     invalid("path_prefix must start with '/' and not end with '/', got \"" + options.path_prefix + "\"");
   }
   if (options.idle_timeout.count() <= 0) invalid("idle_timeout must be positive");
+  const std::string& id = options.tokenizer_id;
+  const bool id_ok =
+      std::count(id.begin(), id.end(), '/') == 1 && id.front() != '/' && id.back() != '/' &&
+      id.find("..") == std::string::npos && std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-';
+      });
+  if (!id_ok) invalid("tokenizer_id must be \"org/name\" of letters, digits, '.', '_', '-', got \"" + id + "\"");
 }
 
 }  // namespace
@@ -123,9 +132,12 @@ void Server::Impl::start() {
   }
   options.data_dir = data_dir;
   const std::filesystem::path hub = options.hf_hub_cache.empty() ? default_hf_hub_cache() : options.hf_hub_cache;
-  tokenizer = ensure_tiny_tokenizer(hub);
+  tokenizer = ensure_tiny_tokenizer(hub, options.tokenizer_id);
 
   frontend = std::make_unique<front::Frontend>(io, options, tokenizer);
+  for (const std::string& repo : installed_tokenizer_repos(options.tokenizer_id)) {
+    frontend->hub_repos.emplace(repo, read_installed_repo(hub, repo));
+  }
   http = std::make_unique<front::HttpServer>(io, *frontend);
   try {
     port = http->listen(options.host, options.port);

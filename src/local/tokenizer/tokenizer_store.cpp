@@ -41,7 +41,6 @@ namespace tinker::local {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::string_view repo_folder_name = "models--tinker-local--tiny-sp-1k";
 // The same snapshot again under the name of the tiny base model, because a SamplingClient looks
 // its tokenizer up by base model name with no tokenizer id (spec 11.7). Only for the
 // tinker-local/ name: the catalogue's stand-ins named like real models (Qwen/..., meta-llama/...)
@@ -229,8 +228,22 @@ void point_main_at(const fs::path& repo, const std::string& revision) {
   }
 }
 
-std::shared_ptr<const LocalTokenizer> load_snapshot(const fs::path& repo, const std::string& revision) {
-  return LocalTokenizer::load(std::string(tiny_tokenizer_id), repo / "snapshots" / revision / model_file_name);
+// "org/name" -> "models--org--name".
+std::string repo_folder_name(std::string_view id) {
+  std::string folder = "models--";
+  for (char c : id) {
+    if (c == '/') {
+      folder += "--";
+    } else {
+      folder += c;
+    }
+  }
+  return folder;
+}
+
+std::shared_ptr<const LocalTokenizer> load_snapshot(std::string_view id, const fs::path& repo,
+                                                    const std::string& revision) {
+  return LocalTokenizer::load(std::string(id), repo / "snapshots" / revision / model_file_name);
 }
 
 // Installs the snapshot under `repo` unless an intact one is there; returns its revision.
@@ -247,14 +260,14 @@ std::string ensure_repo(const fs::path& repo, const std::string& fingerprint, st
   return revision;
 }
 
-std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache) {
+std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache, std::string_view id) {
   const std::string fingerprint = detail::tiny_tokenizer_training_fingerprint();
   std::optional<SnapshotFiles> files;
-  const fs::path repo = hub_cache / repo_folder_name;
+  const fs::path repo = hub_cache / repo_folder_name(id);
   const std::string revision = ensure_repo(repo, fingerprint, files);
   if (!files) files = read_verified_snapshot(repo, revision);
   ensure_repo(hub_cache / base_model_alias_folder, fingerprint, files);
-  return load_snapshot(repo, revision);
+  return load_snapshot(id, repo, revision);
 }
 
 }  // namespace
@@ -271,6 +284,10 @@ std::string detail::snapshot_revision(const SnapshotFiles& files) {
   return sha1_hex(hashed);
 }
 
+std::vector<std::string> installed_tokenizer_repos(std::string_view tokenizer_id) {
+  return {std::string(tokenizer_id), "tinker-local/tiny-lm"};
+}
+
 fs::path default_hf_hub_cache() {
   // huggingface_hub's order, including its legacy HUGGINGFACE_HUB_CACHE. Empty values count as
   // unset (huggingface_hub would use an empty path, which is never what anyone means).
@@ -284,12 +301,12 @@ fs::path default_hf_hub_cache() {
       "cannot locate the Hugging Face cache: none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME is set");
 }
 
-std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const fs::path& hub_cache) {
+std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const fs::path& hub_cache, std::string_view tokenizer_id) {
   if (hub_cache.empty()) {
     throw tinker::error(errc::invalid_configuration, "the Hugging Face cache directory for the tokenizer is empty");
   }
   try {
-    return ensure_installed(hub_cache);
+    return ensure_installed(hub_cache, tokenizer_id);
   } catch (const fs::filesystem_error& e) {  // e.g. a directory we may not list
     fail(e.path1(), e.code().message());
   }

@@ -50,7 +50,13 @@ class LocalTokenizer {
 ///   <hub_cache>/models--tinker-local--tiny-sp-1k/refs/main            (holds <rev>)
 ///   <hub_cache>/models--tinker-local--tiny-sp-1k/snapshots/<rev>/tokenizer.model
 ///   .../snapshots/<rev>/tokenizer_config.json, special_tokens_map.json
-std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const std::filesystem::path& hub_cache);
+/// `tokenizer_id` names the repo (tests install the same tokenizer under an id of their own).
+std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const std::filesystem::path& hub_cache,
+                                                            std::string_view tokenizer_id = tiny_tokenizer_id);
+
+/// The repo ids `ensure_tiny_tokenizer` installs (the tokenizer id and its base-model alias),
+/// which the server also serves through its Hub-compatible endpoint.
+std::vector<std::string> installed_tokenizer_repos(std::string_view tokenizer_id = tiny_tokenizer_id);
 
 /// The bundled public-domain corpus (also used by tests and samples as training text).
 std::string_view bundled_corpus();
