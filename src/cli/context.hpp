@@ -106,6 +106,7 @@ void add_run_commands(CLI::App& app, Action& action);
 void add_checkpoint_commands(CLI::App& app, Action& action);
 void add_session_commands(CLI::App& app, Action& action);
 void add_billing_commands(CLI::App& app, Action& action);
+void add_tokenizer_commands(CLI::App& app, Action& action);
 /// `checkpoint delete` and `checkpoint download` (separate files, same group).
 void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);
