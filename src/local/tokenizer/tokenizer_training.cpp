@@ -9,9 +9,13 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace tinker::local::detail {
 namespace {
@@ -25,7 +29,9 @@ namespace {
 // - vocabulary 1024 (the id promises ~1k): <unk>=0, <s>=1, </s>=2, no padding piece, then 256
 //   byte pieces, then merges and characters learned from the corpus.
 // - determinism: one thread, the whole corpus in its given order (no sampling, no shuffling).
-// - minloglevel=2 keeps the trainer's progress log off stderr.
+// - minloglevel=2 keeps the trainer's progress log off stderr. The options go to the trainer as a
+//   key/value map: its string overload logs "Running command: <options>" before it reads
+//   minloglevel, a line every server start (and so every quickstart run) printed.
 constexpr std::string_view training_args =
     "--model_type=bpe --vocab_size=1024 --character_coverage=1.0 --byte_fallback=true --split_digits=true "
     "--add_dummy_prefix=false --remove_extra_whitespaces=false --normalization_rule_name=identity "
@@ -61,6 +67,21 @@ class CorpusLines final : public sentencepiece::SentenceIterator {
   bool done_ = false;
 };
 
+// "--key=value --key=value" -> {key: value}.
+std::unordered_map<std::string, std::string> options_map(std::string_view args) {
+  std::unordered_map<std::string, std::string> options;
+  while (!args.empty()) {
+    const std::size_t end = std::min(args.find(' '), args.size());
+    std::string_view option = args.substr(0, end);
+    args.remove_prefix(std::min(end + 1, args.size()));
+    if (option.starts_with("--")) option.remove_prefix(2);
+    const std::size_t equals = option.find('=');
+    if (option.empty() || equals == std::string_view::npos) continue;
+    options.emplace(std::string(option.substr(0, equals)), std::string(option.substr(equals + 1)));
+  }
+  return options;
+}
+
 std::atomic<int> training_runs{0};
 
 // The trainer has process-wide state (log level, random seed); one training at a time.
@@ -95,7 +116,7 @@ std::string train_tiny_sentencepiece_model() {
   sentencepiece::SetRandomGeneratorSeed(20240601);
   CorpusLines lines(bundled_corpus());
   std::string model;
-  const auto status = sentencepiece::SentencePieceTrainer::Train(training_args, &lines, &model);
+  const auto status = sentencepiece::SentencePieceTrainer::Train(options_map(training_args), &lines, &model);
   if (!status.ok()) {
     throw tinker::error(errc::invalid_configuration,
                         "training the tiny SentencePiece tokenizer failed: " + std::string(status.message()));
