@@ -6,7 +6,9 @@
 #include <tinker/tokenizer.hpp>
 
 #include "tokenizer/text/matcher.hpp"
+#include "tokenizer/text/piece_cache.hpp"
 #include "tokenizer/text/utf8.hpp"
+#include "tokenizer/tiktoken_ranks.hpp"
 
 #include <boost/json.hpp>
 
@@ -25,101 +27,21 @@ namespace {
 using tokenizer_detail::Matcher;
 using tokenizer_detail::MatchRange;
 
+using tokenizer_detail::tiktoken::RankTable;
+
+std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw error(errc::invalid_configuration, "tokenizer config " + file.string() + ": cannot be read");
+  std::ostringstream content;
+  content << in.rdbuf();
+  return std::move(content).str();
+}
+
 class StringHash {
  public:
   using is_transparent = void;
   std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
 };
-
-using RankMap = std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>>;
-
-[[noreturn]] void fail(const std::filesystem::path& file, const std::string& message) {
-  throw error(errc::invalid_configuration, "tiktoken file " + file.string() + ": " + message);
-}
-
-// Standard base64 (RFC 4648, with '=' padding); nullopt when `text` is not valid base64.
-std::optional<std::string> decode_base64(std::string_view text) {
-  static const std::array<int, 256> values = [] {
-    std::array<int, 256> table{};
-    table.fill(-1);
-    const std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (std::size_t i = 0; i < alphabet.size(); ++i)
-      table[static_cast<unsigned char>(alphabet[i])] = static_cast<int>(i);
-    return table;
-  }();
-  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
-  std::size_t padding = 0;
-  while (padding < 2 && text[text.size() - 1 - padding] == '=') ++padding;
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (std::size_t i = 0; i < text.size() - padding; ++i) {
-    const int value = values[static_cast<unsigned char>(text[i])];
-    if (value < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<std::uint32_t>(value);
-    if (++count == 4) {
-      out += static_cast<char>(bits >> 16);
-      out += static_cast<char>((bits >> 8) & 0xFF);
-      out += static_cast<char>(bits & 0xFF);
-      bits = 0;
-      count = 0;
-    }
-  }
-  if (count == 1) return std::nullopt;
-  if (count == 2) out += static_cast<char>(bits >> 4);
-  if (count == 3) {
-    out += static_cast<char>(bits >> 10);
-    out += static_cast<char>((bits >> 2) & 0xFF);
-  }
-  return out;
-}
-
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(file, "cannot be read");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) fail(file, "cannot be read");
-  return std::move(content).str();
-}
-
-// Ranks by token bytes, and token bytes by rank. Empty lines are skipped, as tiktoken does.
-void parse_ranks(const std::filesystem::path& file, RankMap& ranks, std::vector<std::string>& tokens) {
-  const std::string content = read_file(file);
-  std::size_t line_number = 0;
-  for (std::size_t pos = 0; pos < content.size();) {
-    std::size_t end = content.find('\n', pos);
-    if (end == std::string::npos) end = content.size();
-    std::string_view line(content.data() + pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
-    const auto where = [&] { return "line " + std::to_string(line_number) + ": "; };
-    const std::size_t space = line.find(' ');
-    if (space == std::string_view::npos) fail(file, where() + "expected \"<base64 token> <rank>\", found no rank");
-    auto token = decode_base64(line.substr(0, space));
-    if (!token) fail(file, where() + "the token is not valid base64");
-    const std::string_view rank_text = line.substr(space + 1);
-    std::uint64_t rank = 0;
-    if (rank_text.empty() || rank_text.size() > 10) fail(file, where() + "the rank is not a number");
-    for (const char c : rank_text) {
-      if (c < '0' || c > '9') fail(file, where() + "the rank is not a number");
-      rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    if (rank >= static_cast<std::uint64_t>(std::numeric_limits<TokenId>::max())) {
-      fail(file, where() + "the rank is too large");
-    }
-    if (rank >= tokens.size()) tokens.resize(rank + 1);
-    if (!tokens[rank].empty()) fail(file, where() + "rank " + std::string(rank_text) + " appears twice");
-    if (!ranks.emplace(*token, static_cast<TokenId>(rank)).second) {
-      fail(file, where() + "the token appears twice");
-    }
-    tokens[rank] = std::move(*token);
-  }
-  if (ranks.empty()) fail(file, "holds no ranks");
-}
 
 // The special tokens of tokenizer_config.json's "added_tokens_decoder": {"<id>": {"content": ...}}.
 std::vector<std::pair<std::string, TokenId>> read_added_tokens(const std::filesystem::path& file) {
@@ -148,21 +70,20 @@ std::vector<std::pair<std::string, TokenId>> read_added_tokens(const std::filesy
 
 class TiktokenTokenizer final : public Tokenizer {
  public:
-  TiktokenTokenizer(std::string id, std::filesystem::path file, TokenizerConfig config, RankMap ranks,
-                    std::vector<std::string> tokens, std::vector<std::pair<std::string, TokenId>> specials,
-                    std::unique_ptr<Matcher> matcher)
+  TiktokenTokenizer(std::string id, std::filesystem::path file, TokenizerConfig config, RankTable ranks,
+                    std::vector<std::pair<std::string, TokenId>> specials, std::unique_ptr<Matcher> matcher)
       : Tokenizer(std::move(id), std::move(file), TokenizerFormat::tiktoken, std::move(config)),
         ranks_(std::move(ranks)),
-        tokens_(std::move(tokens)),
         matcher_(std::move(matcher)) {
     for (auto& [text, special_id] : specials) add_special(std::move(text), special_id);
-    vocab_size_ = static_cast<int>(tokens_.size());
+    vocab_size_ = static_cast<int>(ranks_.rank_limit());
     for (const auto& [text, special_id] : special_ids_) vocab_size_ = std::max(vocab_size_, special_id + 1);
     // Longest first, so that of two specials starting at the same place the longer wins.
     std::sort(specials_by_length_.begin(), specials_by_length_.end(),
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-    for (const std::string& text : specials_by_length_)
+    for (const std::string& text : specials_by_length_) {
       special_first_bytes_[static_cast<unsigned char>(text[0])] = true;
+    }
     bos_ = lookup(this->config().bos_token);
     eos_ = lookup(this->config().eos_token);
     pad_ = lookup(this->config().pad_token);
@@ -186,9 +107,7 @@ class TiktokenTokenizer final : public Tokenizer {
 
   std::string do_decode_ordinary(std::span<const TokenId> tokens) const override {
     std::string bytes;
-    for (const TokenId id : tokens) {
-      if (static_cast<std::size_t>(id) < tokens_.size()) bytes += tokens_[static_cast<std::size_t>(id)];
-    }
+    for (const TokenId id : tokens) bytes += ranks_.token(id);
     std::string out;
     tokenizer_detail::append_utf8_lossy(out, bytes);
     return out;
@@ -202,7 +121,7 @@ class TiktokenTokenizer final : public Tokenizer {
 
   std::optional<TokenId> do_token_to_id(std::string_view token) const override {
     if (const auto it = special_ids_.find(token); it != special_ids_.end()) return it->second;
-    if (const auto it = ranks_.find(token); it != ranks_.end()) return it->second;
+    if (const TokenId rank = ranks_.find(token); rank >= 0) return rank;
     return std::nullopt;
   }
 
@@ -210,9 +129,7 @@ class TiktokenTokenizer final : public Tokenizer {
   /// An id that neither the ranks nor the specials name is written "<|reserved_token_{id}|>".
   std::string do_id_to_token(TokenId id) const override {
     if (const auto it = special_texts_.find(id); it != special_texts_.end()) return it->second;
-    if (static_cast<std::size_t>(id) < tokens_.size() && !tokens_[static_cast<std::size_t>(id)].empty()) {
-      return tokens_[static_cast<std::size_t>(id)];
-    }
+    if (const std::string_view token = ranks_.token(id); !token.empty()) return std::string(token);
     return "<|reserved_token_" + std::to_string(id) + "|>";
   }
 
@@ -232,7 +149,8 @@ class TiktokenTokenizer final : public Tokenizer {
     return do_token_to_id(*token);
   }
 
-  // The leftmost special token at or after `pos` (the longest if several start there).
+  // The leftmost special token at or after `pos` (the longest if several start there). Text
+  // without a special token's first byte costs one table look per byte.
   std::pair<std::size_t, const std::string*> next_special(std::string_view text, std::size_t pos) const {
     if (specials_by_length_.empty()) return {text.size(), nullptr};
     for (std::size_t at = pos; at < text.size(); ++at) {
@@ -249,57 +167,31 @@ class TiktokenTokenizer final : public Tokenizer {
     thread_local std::vector<MatchRange> pieces;
     pieces.clear();
     matcher_->find_all(text, pieces);
-    for (const auto& [begin, end] : pieces) encode_piece(text.substr(begin, end - begin), ids);
+    tokenizer_detail::PieceCache& cache = tokenizer_detail::thread_piece_cache(cache_owner_);
+    for (const auto& [begin, end] : pieces) encode_piece(text.substr(begin, end - begin), cache, ids);
   }
 
-  std::optional<TokenId> rank_of(std::string_view bytes) const {
-    const auto it = ranks_.find(bytes);
-    if (it == ranks_.end()) return std::nullopt;
-    return it->second;
-  }
-
-  // tiktoken's byte_pair_merge: `parts` are the starts of the current tokens; the pair of
-  // neighbours whose concatenation has the lowest rank merges first.
-  void encode_piece(std::string_view piece, std::vector<TokenId>& ids) const {
-    if (const auto whole = rank_of(piece)) {
-      ids.push_back(*whole);
+  // A piece that is a token (most are) costs one lookup; a piece seen lately, one more; the
+  // others go through the merge.
+  void encode_piece(std::string_view piece, tokenizer_detail::PieceCache& cache, std::vector<TokenId>& ids) const {
+    const std::uint64_t hash = tokenizer_detail::tiktoken::hash_bytes(piece);
+    if (const TokenId whole = ranks_.find(piece, hash); whole >= 0) {
+      ids.push_back(whole);
       return;
     }
-    constexpr TokenId kNone = std::numeric_limits<TokenId>::max();
-    thread_local std::vector<std::pair<std::size_t, TokenId>> parts;  // (start, rank of the pair starting here)
-    parts.clear();
-    for (std::size_t i = 0; i <= piece.size(); ++i) parts.emplace_back(i, kNone);
-    const auto pair_rank = [&](std::size_t i) -> TokenId {
-      if (i + 2 >= parts.size()) return kNone;
-      const auto rank = rank_of(piece.substr(parts[i].first, parts[i + 2].first - parts[i].first));
-      return rank ? *rank : kNone;
-    };
-    for (std::size_t i = 0; i + 2 < parts.size(); ++i) parts[i].second = pair_rank(i);
-    while (parts.size() > 2) {
-      std::size_t best = 0;
-      for (std::size_t i = 1; i + 1 < parts.size(); ++i) {
-        if (parts[i].second < parts[best].second) best = i;
-      }
-      if (parts[best].second == kNone) break;
-      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-      parts[best].second = pair_rank(best);
-      if (best > 0) parts[best - 1].second = pair_rank(best - 1);
+    if (cache.find(hash, piece, ids)) return;
+    const std::size_t before = ids.size();
+    // Every single byte has a rank in a complete file; a file lacking one cannot encode this text.
+    if (!tokenizer_detail::tiktoken::merge_piece(ranks_, piece, ids)) {
+      throw error(errc::invalid_argument, "tokenizer " + id() + ": the tiktoken file " + file().string() +
+                                              " has no rank for a byte of the text");
     }
-    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-      const std::string_view token = piece.substr(parts[i].first, parts[i + 1].first - parts[i].first);
-      const auto rank = rank_of(token);
-      // Every single byte has a rank in a complete file; a file lacking one cannot encode this text.
-      if (!rank) {
-        throw error(errc::invalid_argument, "tokenizer " + id() + ": the tiktoken file " + file().string() +
-                                                " has no rank for a byte of the text");
-      }
-      ids.push_back(*rank);
-    }
+    cache.store(hash, piece, std::span<const TokenId>(ids).subspan(before));
   }
 
-  RankMap ranks_;
-  std::vector<std::string> tokens_;  // bytes by rank
+  RankTable ranks_;
   std::unique_ptr<Matcher> matcher_;
+  std::uint64_t cache_owner_ = tokenizer_detail::new_piece_cache_owner();
   std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> special_ids_;
   std::unordered_map<TokenId, std::string> special_texts_;
   std::vector<std::string> specials_by_length_;
@@ -356,9 +248,7 @@ TiktokenOptions TiktokenOptions::o200k_base() {
 
 std::shared_ptr<const Tokenizer> load_tiktoken_tokenizer(const std::filesystem::path& file, std::string id,
                                                          TiktokenOptions options) {
-  RankMap ranks;
-  std::vector<std::string> tokens;
-  parse_ranks(file, ranks, tokens);
+  RankTable ranks = RankTable::load(file);
   auto specials = std::move(options.special_tokens);
   TokenizerConfig config;
   const std::filesystem::path config_file = file.parent_path() / "tokenizer_config.json";
@@ -377,7 +267,7 @@ std::shared_ptr<const Tokenizer> load_tiktoken_tokenizer(const std::filesystem::
   }
   auto matcher = tokenizer_detail::make_matcher(options.pattern);
   return std::make_shared<TiktokenTokenizer>(std::move(id), file, std::move(config), std::move(ranks),
-                                             std::move(tokens), std::move(specials), std::move(matcher));
+                                             std::move(specials), std::move(matcher));
 }
 
 }  // namespace tinker

@@ -10,6 +10,9 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -73,14 +76,18 @@ TEST(TiktokenTokenizer, O200kBaseEqualsTiktoken) {
   expect_equal_to_reference("o200k_base", TiktokenOptions::o200k_base(), 200019);
 }
 
+// Kimi K2's pattern as tokenization_kimi.py writes it, with class intersections.
+std::string kimi_original_pattern() {
+  return R"([\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+)"
+         R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+)"
+         R"([\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|)"
+         R"(\s*[\r\n]+|\s+(?!\S)|\s+)";
+}
+
 // Kimi's pattern uses class intersections; ours is a lookahead translation of it. tiktoken's
 // engine (fancy-regex) runs the original: same ids on the corpus with cl100k's ranks.
 TEST(TiktokenTokenizer, KimiPatternTranslationSplitsAsTheOriginal) {
-  const std::string original =
-      R"([\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+)"
-      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+)"
-      R"([\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|)"
-      R"(\s*[\r\n]+|\s+(?!\S)|\s+)";
+  const std::string original = kimi_original_pattern();
   TempDir dir;
   write_file(dir.path() / "kimi_pattern.txt", original);
   TiktokenOptions options = TiktokenOptions::kimi_k2();
@@ -165,6 +172,160 @@ TEST(TiktokenTokenizer, KimiSpecialTokensFromTheConfigAndReservedIds) {
   const auto euro = tokenizer->encode("\xE2\x82\xAC");
   ASSERT_EQ(euro.size(), 3U);
   EXPECT_EQ(tokenizer->decode(std::vector<TokenId>(euro.begin(), euro.begin() + 2)), "\xEF\xBF\xBD");
+}
+
+// Long pieces take a different merge (a priority queue) than short ones; both must pick the
+// pairs tiktoken picks. Words of pseudo-random letters merge in many steps; lengths straddle the
+// switch between the two merges.
+std::vector<std::string> long_piece_cases() {
+  std::uint32_t state = 12345;
+  const auto next = [&](std::size_t bound) {
+    state = state * 1664525U + 1013904223U;
+    return static_cast<std::size_t>(state >> 8) % bound;
+  };
+  const auto word = [&](const std::vector<std::string>& alphabet, std::size_t bytes) {
+    std::string out;
+    while (out.size() < bytes) out += alphabet[next(alphabet.size())];
+    return out;
+  };
+  const std::vector<std::string> latin = {"a", "b", "c", "d", "e", "i", "l", "n", "o", "r", "s", "t", "th", "qu"};
+  const std::vector<std::string> thai = {"ก", "า", "ร", "น", "ม", "ส", "ี", "่", "เ", "ด"};
+  const std::vector<std::string> punctuation = {"=", "-", "*", "/", "#", "~", "_", "+", "<", ">"};
+  std::vector<std::string> cases;
+  for (const std::size_t bytes : {2U, 17U, 63U, 64U, 65U, 66U, 130U, 1000U, 10000U}) {
+    cases.push_back(word(latin, bytes));
+    cases.push_back("Über" + word(latin, bytes));
+    cases.push_back(word(thai, bytes));
+    cases.push_back(word(punctuation, bytes));
+    cases.push_back("x" + std::string(bytes, ' ') + "y\t" + std::string(bytes, '\t') + "\n");
+  }
+  cases.push_back(std::string(10000, 'a'));
+  cases.push_back("a" + word(latin, 10000) + " " + word(thai, 3000) + " " + word(latin, 10000));
+  return cases;
+}
+
+void expect_long_pieces_equal(const std::string& encoding, TiktokenOptions options) {
+  TempDir dir;
+  const auto tokenizer = load_tiktoken_tokenizer(write_ranks(dir, encoding), encoding, std::move(options));
+  const auto cases = long_piece_cases();
+  const test::CasesFile cases_file(cases);
+  const auto expected = reference_ids({"encode", encoding, cases_file.path().string()});
+  ASSERT_EQ(expected.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto ids = tokenizer->encode(cases[i]);
+    EXPECT_EQ(ids, expected[i]) << "case " << i << " (" << cases[i].size() << " bytes): " << cases[i].substr(0, 80);
+    EXPECT_EQ(tokenizer->decode(ids), cases[i]) << "case " << i;
+  }
+}
+
+TEST(TiktokenTokenizer, LongPiecesEqualTiktoken) {
+  expect_long_pieces_equal("o200k_base", TiktokenOptions::o200k_base());
+  expect_long_pieces_equal("cl100k_base", TiktokenOptions::cl100k_base());
+}
+
+// Repeated pieces come from a per-thread cache of recent pieces: the answers must be the merge's,
+// on every thread (encode_batch), and each tokenizer must get its own (two tokenizers alternating
+// on one thread, whose pieces are the same text with different ids).
+TEST(TiktokenTokenizer, RepeatedPiecesGiveTheSameIdsOnEveryThreadAndTokenizer) {
+  TempDir dir;
+  const auto o200k = load_tiktoken_tokenizer(write_ranks(dir, "o200k_base"), "o200k", TiktokenOptions::o200k_base());
+  const auto cl100k =
+      load_tiktoken_tokenizer(write_ranks(dir, "cl100k_base"), "cl100k", TiktokenOptions::cl100k_base());
+  const auto cases = all_cases();
+  const test::CasesFile cases_file(cases);
+  const auto expected_o200k = reference_ids({"encode", "o200k_base", cases_file.path().string()});
+  const auto expected_cl100k = reference_ids({"encode", "cl100k_base", cases_file.path().string()});
+  ASSERT_EQ(expected_o200k.size(), cases.size());
+  ASSERT_EQ(expected_cl100k.size(), cases.size());
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      EXPECT_EQ(o200k->encode(cases[i]), expected_o200k[i]) << "round " << round << ", case " << i;
+      EXPECT_EQ(cl100k->encode(cases[i]), expected_cl100k[i]) << "round " << round << ", case " << i;
+    }
+  }
+  std::vector<std::string> batch;
+  for (int copy = 0; copy < 3; ++copy) batch.insert(batch.end(), cases.begin(), cases.end());
+  const auto batch_ids = o200k->encode_batch(batch, false, 2);
+  ASSERT_EQ(batch_ids.size(), batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(batch_ids[i], expected_o200k[i % cases.size()]) << "batch item " << i;
+  }
+}
+
+// A directory shaped as Kimi K2's (tiktoken.model and a tokenizer_config.json with the fields
+// Kimi's has), found and loaded as load_tokenizer does for a model: specials from
+// added_tokens_decoder right after the ranks, BOS/EOS/PAD/UNK by name, the chat template, and
+// ordinary text split by Kimi's pattern exactly as tiktoken splits it with the original pattern.
+TEST(TiktokenTokenizer, KimiShapedDirectoryLoadsThroughLoadTokenizer) {
+  TempDir dir;
+  const auto kimi_dir = dir.path() / "kimi";
+  std::filesystem::create_directories(kimi_dir);
+  std::filesystem::rename(write_ranks(dir, "cl100k_base"), kimi_dir / "tiktoken.model");
+  const TokenId base = 100256;  // cl100k's ranks are 0..100255; Kimi's specials follow its ranks
+  const std::vector<std::pair<std::string, TokenId>> specials = {{"[BOS]", base},
+                                                                 {"[EOS]", base + 1},
+                                                                 {"<|im_end|>", base + 2},
+                                                                 {"<|im_user|>", base + 3},
+                                                                 {"<|im_assistant|>", base + 4},
+                                                                 {"<|im_system|>", base + 10},
+                                                                 {"<|im_middle|>", base + 17},
+                                                                 {"[UNK]", base + 254},
+                                                                 {"[PAD]", base + 255}};
+  std::string decoder;
+  for (const auto& [content, id] : specials) {
+    if (!decoder.empty()) decoder += ",\n";
+    decoder += "\"" + std::to_string(id) + "\": {\"content\": \"" + content +
+               "\", \"lstrip\": false, \"normalized\": false, \"rstrip\": false, \"single_word\": false, "
+               "\"special\": true}";
+  }
+  const std::string chat_template =
+      "{%- for message in messages -%}<|im_{{ message.role }}|>{{ message.content }}<|im_end|>{%- endfor -%}";
+  write_file(kimi_dir / "tokenizer_config.json",
+             "{\n\"added_tokens_decoder\": {\n" + decoder +
+                 "\n},\n\"additional_special_tokens\": [\"<|im_end|>\", \"<|im_user|>\"],\n"
+                 "\"auto_map\": {\"AutoTokenizer\": [\"tokenization_kimi.TikTokenTokenizer\", null]},\n"
+                 "\"bos_token\": \"[BOS]\", \"clean_up_tokenization_spaces\": false, \"eos_token\": \"[EOS]\",\n"
+                 "\"extra_special_tokens\": {}, \"model_max_length\": 1000000000000000019884624838656,\n"
+                 "\"pad_token\": \"[PAD]\", \"tokenizer_class\": \"TikTokenTokenizer\", \"unk_token\": \"[UNK]\",\n"
+                 "\"chat_template\": \"" +
+                 chat_template + "\"\n}\n");
+
+  const TokenizerFile file = find_tokenizer_file(TokenizerRef("moonshotai/Kimi-K2-Instruct"),
+                                                 test::environment({{"TINKER_TOKENIZER_PATH", kimi_dir.string()}}));
+  ASSERT_EQ(file.format, TokenizerFormat::tiktoken);
+  const auto tokenizer = load_tokenizer(file, "moonshotai/Kimi-K2-Instruct");
+  EXPECT_EQ(tokenizer->vocab_size(), base + 256);
+  EXPECT_EQ(tokenizer->bos_id(), base);
+  EXPECT_EQ(tokenizer->eos_id(), base + 1);
+  EXPECT_EQ(tokenizer->pad_id(), base + 255);
+  EXPECT_EQ(tokenizer->unk_id(), base + 254);
+  EXPECT_EQ(tokenizer->chat_template(), chat_template);
+  EXPECT_EQ(tokenizer->token_to_id("<|im_middle|>"), base + 17);
+  EXPECT_EQ(tokenizer->id_to_token(base + 5), "<|reserved_token_" + std::to_string(base + 5) + "|>");
+
+  // Corpus lines that do not spell one of these specials, each wrapped in two of them.
+  std::vector<std::string> cases;
+  for (const std::string& line : all_cases()) {
+    const bool spells_special = line.find("<|reserved_token_") != std::string::npos ||
+                                std::any_of(specials.begin(), specials.end(), [&](const auto& special) {
+                                  return line.find(special.first) != std::string::npos;
+                                });
+    if (!spells_special) cases.push_back(line);
+  }
+  ASSERT_GT(cases.size(), 300U);
+  write_file(dir.path() / "kimi_pattern.txt", kimi_original_pattern());
+  const test::CasesFile cases_file(cases);
+  const auto expected =
+      reference_ids({"encode", "cl100k_base", cases_file.path().string(), (dir.path() / "kimi_pattern.txt").string()});
+  ASSERT_EQ(expected.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::vector<TokenId> wrapped = {base};
+    wrapped.insert(wrapped.end(), expected[i].begin(), expected[i].end());
+    wrapped.push_back(base + 2);
+    const auto ids = tokenizer->encode("[BOS]" + cases[i] + "<|im_end|>");
+    EXPECT_EQ(ids, wrapped) << "case " << i << ": " << cases[i];
+    EXPECT_EQ(tokenizer->decode(ids, true), cases[i]) << "case " << i;
+  }
 }
 
 void expect_malformed(const std::string& content, const std::string& expected) {
