@@ -15,6 +15,9 @@ class HubCache {
     path = fs::temp_directory_path() / ("tinker-integration-hub-" + std::to_string(random()));
     fs::create_directories(path);
     ::setenv("HF_HUB_CACHE", path.c_str(), 1);
+    // A tokenizer missing from this cache is never asked of the public Hub (tests that download
+    // point HF_ENDPOINT at tinker-local and lift this themselves).
+    ::setenv("HF_HUB_OFFLINE", "1", 1);
   }
   ~HubCache() {
     std::error_code ignored;

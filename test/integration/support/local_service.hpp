@@ -28,7 +28,7 @@ inline constexpr std::string_view test_api_key = "tml-integration-test-key";
 inline constexpr std::string_view tiny_model = "tinker-local/tiny-lm";
 
 /// The per-process hub cache (created on first use, removed at exit); also exported as
-/// HF_HUB_CACHE so the SDK finds the tokenizer there.
+/// HF_HUB_CACHE so the SDK finds the tokenizer there, with HF_HUB_OFFLINE=1.
 const std::filesystem::path& shared_hf_hub_cache();
 
 /// Ephemeral port, the shared hub cache, a 200 ms long-poll hold, quiet logging.

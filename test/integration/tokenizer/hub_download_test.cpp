@@ -277,10 +277,12 @@ class ClientHubDownload : public HubDownload {
     HubDownload::SetUp();
     ::setenv("HF_HUB_CACHE", cache.path.c_str(), 1);
     ::setenv("HF_ENDPOINT", server->base_url().c_str(), 1);
+    ::unsetenv("HF_HUB_OFFLINE");
   }
   void TearDown() override {
     ::setenv("HF_HUB_CACHE", shared_hf_hub_cache().c_str(), 1);
     ::unsetenv("HF_ENDPOINT");
+    ::setenv("HF_HUB_OFFLINE", "1", 1);
     HubDownload::TearDown();
   }
 };

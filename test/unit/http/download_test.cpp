@@ -95,6 +95,55 @@ TEST_F(Download, HttpsWithTheTrustedCaSendsNoCredentials) {
   EXPECT_FALSE(requests[0].header("range"));
 }
 
+// The Hugging Face Hub's use: an Authorization value, redirects (relative, then to another
+// origin, which must not get the credential), and response headers kept from the first answer
+// that has them.
+TEST_F(Download, RedirectsKeepTheAuthorizationToItsOriginAndKeepHeaders) {
+  ScriptedServer hub;
+  ScriptedServer cdn;
+  const std::string body = pattern(5'000);
+  ScriptedResponse renamed(307);
+  renamed.headers = {{"Location", "/org/new-name/resolve/main/tokenizer.json"}};
+  ScriptedResponse resolved(302);
+  resolved.headers = {
+      {"Location", cdn.base_url() + "/blob"}, {"X-Repo-Commit", "abc123"}, {"X-Linked-Etag", "\"sha256\""}};
+  ScriptedResponse blob = binary(200, body);
+  blob.headers = {{"ETag", "\"cdn-etag\""}};
+  hub.push(renamed);
+  hub.push(resolved);
+  cdn.push(blob);
+
+  DownloadRequest request(hub.base_url() + "/org/old-name/resolve/main/tokenizer.json", file);
+  request.authorization = Secret("Bearer hf_secret");
+  request.max_redirects = 2;
+  request.keep_headers = {"x-repo-commit", "x-linked-etag", "etag"};
+  auto clock = make_system_clock(io.get_executor());
+  DownloadState state;
+  const DownloadOutcome outcome = test::run_until_done(io, download_to_file(transport, *clock, request, state));
+  ASSERT_FALSE(outcome.error) << outcome.reason;
+  EXPECT_EQ(on_disk(), body);
+  EXPECT_EQ(outcome.header("x-repo-commit"), std::optional<std::string>("abc123"));
+  EXPECT_EQ(outcome.header("x-linked-etag"), std::optional<std::string>("\"sha256\""));
+  EXPECT_EQ(outcome.header("etag"), std::optional<std::string>("\"cdn-etag\""));
+
+  const auto at_hub = hub.requests();
+  ASSERT_EQ(at_hub.size(), 2u);
+  EXPECT_EQ(at_hub[1].target, "/org/new-name/resolve/main/tokenizer.json");
+  EXPECT_EQ(at_hub[0].header("authorization"), std::optional<std::string>("Bearer hf_secret"));
+  EXPECT_EQ(at_hub[1].header("authorization"), std::optional<std::string>("Bearer hf_secret"));
+  const auto at_cdn = cdn.requests();
+  ASSERT_EQ(at_cdn.size(), 1u);
+  EXPECT_FALSE(at_cdn[0].header("authorization"));
+
+  // Without max_redirects a redirect is a failure, as before.
+  hub.push(renamed);
+  request.max_redirects = 0;
+  DownloadState again;
+  const DownloadOutcome refused = test::run_until_done(io, download_to_file(transport, *clock, request, again));
+  EXPECT_TRUE(refused.error);
+  EXPECT_EQ(refused.http_status, 307);
+}
+
 TEST_F(Download, AnUntrustedCertificateIsATlsErrorWithoutRetries) {
   ScriptedServerOptions options;
   options.tls = true;
