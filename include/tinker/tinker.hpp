@@ -12,6 +12,7 @@
 #include <tinker/sampling_client.hpp>
 #include <tinker/service_client.hpp>
 #include <tinker/tokenizer.hpp>
+#include <tinker/tokenizer_hub.hpp>
 #include <tinker/training_client.hpp>
 #include <tinker/types.hpp>
 #include <tinker/version.hpp>
