@@ -285,8 +285,8 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
 
 std::string request_head(const Exchange& exchange, const DownloadTransport& transport, bool ranged,
                          std::uint64_t from_byte) {
-  // Nothing but these: a signed URL gets no credentials (spec 8.12.5; its request has no
-  // authorization value), and Accept-Encoding is left out so the bytes counted are the file's own.
+  // Nothing but these: a signed URL gets no credentials (the checkpoint archive's signed URL
+  // carries its own; its request has no authorization value), and Accept-Encoding is left out so the bytes counted are the file's own.
   const AbsoluteUrl& target = exchange.target;
   std::string head = "GET " + target.path + " HTTP/1.1\r\n";
   append_header_line(head, "Host", target.endpoint.host_header());
