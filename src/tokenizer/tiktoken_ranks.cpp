@@ -95,6 +95,7 @@ RankTable RankTable::load(const std::filesystem::path& file) {
   const auto lines = static_cast<std::size_t>(std::count(content.begin(), content.end(), '\n')) + 1;
   RankTable table;
   table.byte_ranks_.fill(-1);
+  table.pair_ranks_.assign(1 << 16, -1);
   table.arena_.reserve(content.size() * 3 / 4);
   table.slots_.assign(std::bit_ceil(std::max<std::size_t>(16, lines * 2)), Slot{});
   table.mask_ = table.slots_.size() - 1;
@@ -137,7 +138,7 @@ bool RankTable::insert(std::string_view bytes, TokenId rank) {
     mask_ = slots_.size() - 1;
     for (const Slot& slot : old) {
       if (slot.rank < 0) continue;
-      std::size_t i = hash_bytes(std::string_view(arena_.data() + slot.offset, slot.length)) & mask_;
+      std::size_t i = hash_bytes(token(slot.rank)) & mask_;
       while (slots_[i].rank >= 0) i = (i + 1) & mask_;
       slots_[i] = slot;
     }
@@ -146,23 +147,16 @@ bool RankTable::insert(std::string_view bytes, TokenId rank) {
   const std::uint64_t hash = hash_bytes(bytes);
   std::size_t i = hash & mask_;
   while (slots_[i].rank >= 0) i = (i + 1) & mask_;
-  slots_[i] = Slot{static_cast<std::uint32_t>(hash >> 32), static_cast<std::uint32_t>(bytes.data() - arena_.data()),
-                   static_cast<std::uint32_t>(bytes.size()), rank};
-  if (bytes.size() == 1) byte_ranks_[static_cast<unsigned char>(bytes[0])] = rank;
+  const std::uint64_t key =
+      bytes.size() <= short_key_bytes
+          ? short_key_word(bytes.data(), bytes.size())
+          : (hash & ~std::uint64_t{0xFFFFFFFF}) | static_cast<std::uint64_t>(bytes.data() - arena_.data());
+  slots_[i] = Slot{key, static_cast<std::uint32_t>(bytes.size()), rank};
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  if (bytes.size() == 1) byte_ranks_[byte(0)] = rank;
+  if (bytes.size() == 2) pair_ranks_[(std::size_t{byte(0)} << 8) | byte(1)] = rank;
   ++count_;
   return true;
-}
-
-TokenId RankTable::find(std::string_view bytes, std::uint64_t hash) const noexcept {
-  const auto tag = static_cast<std::uint32_t>(hash >> 32);
-  for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
-    const Slot& slot = slots_[i];
-    if (slot.rank < 0) return -1;
-    if (slot.tag == tag && slot.length == bytes.size() &&
-        std::memcmp(arena_.data() + slot.offset, bytes.data(), bytes.size()) == 0) {
-      return slot.rank;
-    }
-  }
 }
 
 std::string_view RankTable::token(TokenId rank) const noexcept {
@@ -192,7 +186,11 @@ bool merge_short(const RankTable& ranks, std::string_view piece, std::vector<Tok
     const TokenId rank = ranks.find(piece.substr(parts[i].start, parts[i + 2].start - parts[i].start));
     return rank < 0 ? no_rank : rank;
   };
-  for (std::size_t i = 0; i + 2 < count; ++i) parts[i].pair = pair_rank(i);
+  for (std::size_t i = 0; i + 2 < count; ++i) {
+    const TokenId rank =
+        ranks.pair_rank(static_cast<unsigned char>(piece[i]), static_cast<unsigned char>(piece[i + 1]));
+    parts[i].pair = rank < 0 ? no_rank : rank;
+  }
   for (;;) {
     std::size_t best = 0;
     for (std::size_t i = 1; i + 2 < count; ++i) {
@@ -239,7 +237,9 @@ bool merge_long(const RankTable& ranks, std::string_view piece, std::vector<Toke
       pair[i] = no_rank;
       return;
     }
-    const TokenId rank = ranks.find(piece.substr(i, next[j] - i));
+    const TokenId rank =
+        next[j] - i == 2 ? ranks.pair_rank(static_cast<unsigned char>(piece[i]), static_cast<unsigned char>(piece[j]))
+                         : ranks.find(piece.substr(i, next[j] - i));
     pair[i] = rank < 0 ? no_rank : rank;
     if (rank >= 0) heap.emplace_back(rank, i);
   };

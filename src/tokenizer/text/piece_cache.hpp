@@ -24,9 +24,11 @@ namespace tinker::tokenizer_detail {
 
 class PieceCache {
  public:
-  static constexpr std::size_t max_piece_bytes = 22;
-  static constexpr std::size_t max_ids = 8;
-  static constexpr std::size_t slot_count = 1 << 14;  // 1 MiB per owner and thread
+  // A word of a script written with 3-byte characters (Thai, Devanagari, CJK) often takes more
+  // than 22 bytes, so a slot is two cache lines rather than one.
+  static constexpr std::size_t max_piece_bytes = 54;
+  static constexpr std::size_t max_ids = 16;
+  static constexpr std::size_t slot_count = 1 << 13;  // 1 MiB per owner and thread
 
   explicit PieceCache(std::uint64_t owner) : owner_(owner), slots_(new Slot[slot_count]) {}
 
@@ -55,7 +57,7 @@ class PieceCache {
   }
 
  private:
-  // One cache line: the hash, the piece and its ids.
+  // The hash, the piece and its ids.
   struct Slot {
     std::uint64_t hash = 0;
     std::uint8_t piece_bytes = 0;
@@ -63,7 +65,7 @@ class PieceCache {
     char piece[max_piece_bytes] = {};
     TokenId ids[max_ids] = {};
   };
-  static_assert(sizeof(Slot) == 64);
+  static_assert(sizeof(Slot) == 128);
 
   std::uint64_t owner_;
   std::unique_ptr<Slot[]> slots_;
