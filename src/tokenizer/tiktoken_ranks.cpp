@@ -8,7 +8,6 @@
 #include <fstream>
 #include <functional>
 #include <limits>
-#include <queue>
 #include <sstream>
 
 namespace tinker::tokenizer_detail::tiktoken {
@@ -220,7 +219,7 @@ bool merge_long(const RankTable& ranks, std::string_view piece, std::vector<Toke
   const auto n = static_cast<std::uint32_t>(piece.size());
   thread_local std::vector<std::uint32_t> next, prev;
   thread_local std::vector<TokenId> pair, token;
-  thread_local std::vector<std::pair<TokenId, std::uint32_t>> heap;
+  thread_local std::vector<std::uint64_t> heap;  // rank << 32 | position: one compare orders both
   next.resize(n + 1);
   prev.resize(n + 1);
   pair.assign(n + 1, no_rank);
@@ -241,14 +240,15 @@ bool merge_long(const RankTable& ranks, std::string_view piece, std::vector<Toke
         next[j] - i == 2 ? ranks.pair_rank(static_cast<unsigned char>(piece[i]), static_cast<unsigned char>(piece[j]))
                          : ranks.find(piece.substr(i, next[j] - i));
     pair[i] = rank < 0 ? no_rank : rank;
-    if (rank >= 0) heap.emplace_back(rank, i);
+    if (rank >= 0) heap.push_back((std::uint64_t(static_cast<std::uint32_t>(rank)) << 32) | i);
   };
   const auto later = std::greater<>();
   for (std::uint32_t i = 0; i < n; ++i) update(i);
   std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
-    const auto [rank, i] = heap.back();
+    const auto rank = static_cast<TokenId>(heap.back() >> 32);
+    const auto i = static_cast<std::uint32_t>(heap.back());
     heap.pop_back();
     if (token[i] == no_rank || pair[i] != rank) continue;  // stale
     const std::uint32_t j = next[i];
