@@ -1,12 +1,12 @@
 // See bpe_model.hpp.
 #include "tokenizer/hf/bpe_model.hpp"
 
+#include "tokenizer/text/piece_cache.hpp"
 #include "tokenizer/text/pre_tokenizer.hpp"
 
 #include <tinker/error.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <queue>
 #include <utility>
@@ -18,74 +18,11 @@ constexpr std::uint32_t no_merge = UINT32_MAX;
 // Above this many symbols the quadratic scan for the best pair gives way to a priority queue.
 constexpr std::size_t short_word_limit = 96;
 
-std::atomic<std::uint64_t> next_instance{1};
-
 std::size_t utf8_length(unsigned char lead) noexcept {
   if (lead < 0x80) return 1;
   if (lead < 0xE0) return 2;
   if (lead < 0xF0) return 3;
   return 4;
-}
-
-// The results of recent short pieces, per thread and per model: a direct-mapped table (a new
-// piece evicts whatever shared its slot), so its size is fixed and lookups cost one probe.
-class PieceCache {
- public:
-  static constexpr std::size_t max_key = 22;
-  static constexpr std::size_t max_ids = 8;
-  static constexpr std::size_t slot_count = 16384;
-
-  class Slot {
-   public:
-    std::uint64_t hash = 0;
-    std::uint8_t key_length = 0;
-    std::uint8_t id_count = 0;  // 0: empty
-    char key[max_key] = {};
-    TokenId ids[max_ids] = {};
-  };
-  static_assert(sizeof(Slot) == 64);
-
-  explicit PieceCache(std::uint64_t owner_) : owner(owner_), slots(new Slot[slot_count]) {}
-
-  bool find(std::uint64_t hash, std::string_view piece, std::vector<TokenId>& out) const {
-    const Slot& slot = slots[hash & (slot_count - 1)];
-    if (slot.id_count == 0 || slot.hash != hash || slot.key_length != piece.size() ||
-        std::memcmp(slot.key, piece.data(), piece.size()) != 0) {
-      return false;
-    }
-    out.insert(out.end(), slot.ids, slot.ids + slot.id_count);
-    return true;
-  }
-
-  void store(std::uint64_t hash, std::string_view piece, const std::vector<TokenId>& ids) {
-    if (piece.size() > max_key || ids.empty() || ids.size() > max_ids) return;
-    Slot& slot = slots[hash & (slot_count - 1)];
-    slot.hash = hash;
-    slot.key_length = static_cast<std::uint8_t>(piece.size());
-    slot.id_count = static_cast<std::uint8_t>(ids.size());
-    std::memcpy(slot.key, piece.data(), piece.size());
-    std::copy(ids.begin(), ids.end(), slot.ids);
-  }
-
-  std::uint64_t owner;
-  std::unique_ptr<Slot[]> slots;
-};
-
-// A thread keeps the caches of the last few models it used (a program alternating between two
-// tokenizers keeps both warm); models are told apart by an instance number, never reused, so a
-// freed model's cache cannot serve a new one at the same address.
-PieceCache& thread_cache(std::uint64_t instance) {
-  constexpr std::size_t kept = 4;
-  thread_local std::vector<std::unique_ptr<PieceCache>> caches;
-  thread_local std::size_t next_victim = 0;
-  for (auto& cache : caches) {
-    if (cache->owner == instance) return *cache;
-  }
-  if (caches.size() < kept) return *caches.emplace_back(std::make_unique<PieceCache>(instance));
-  auto& victim = caches[next_victim];
-  next_victim = (next_victim + 1) % kept;
-  victim = std::make_unique<PieceCache>(instance);
-  return *victim;
 }
 
 std::string byte_fallback_token(unsigned char byte) {
@@ -105,7 +42,7 @@ std::optional<std::string_view> BpeModel::id_to_token(TokenId id) const noexcept
 void BpeModel::tokenize(std::string_view piece, std::vector<TokenId>& out) const {
   if (piece.empty()) return;
   const std::uint64_t hash = hash_bytes(piece);
-  PieceCache& cache = thread_cache(instance_);
+  PieceCache& cache = thread_piece_cache(instance_);
   if (cache.find(hash, piece, out)) return;
   thread_local std::vector<TokenId> word;
   word.clear();
@@ -387,7 +324,7 @@ std::unique_ptr<BpeModel> BpeModelBuilder::build(bool raw_bytes) {
       model.byte_ids_[b] = model.vocab_.find(byte_level_char(static_cast<unsigned char>(b)));
     }
   }
-  model.instance_ = next_instance++;
+  model.instance_ = new_piece_cache_owner();
   return std::move(model_);
 }
 
