@@ -6,6 +6,7 @@
 #include <tinker/tokenizer.hpp>
 
 #include "tokenizer/text/matcher.hpp"
+#include "tokenizer/text/patterns.hpp"
 #include "tokenizer/text/piece_cache.hpp"
 #include "tokenizer/text/utf8.hpp"
 #include "tokenizer/tiktoken_ranks.hpp"
@@ -212,13 +213,6 @@ constexpr std::string_view kKimiK2Pattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?|)"
     R"(\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
-constexpr std::string_view kCl100kPattern =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kO200kPattern =
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|)"
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|)"
-    R"(\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-
 }  // namespace
 
 TiktokenOptions TiktokenOptions::kimi_k2() {
@@ -230,7 +224,7 @@ TiktokenOptions TiktokenOptions::kimi_k2() {
 
 TiktokenOptions TiktokenOptions::cl100k_base() {
   TiktokenOptions options;
-  options.pattern = kCl100kPattern;
+  options.pattern = tokenizer_detail::patterns::cl100k;
   options.special_tokens = {{"<|endoftext|>", 100257},
                             {"<|fim_prefix|>", 100258},
                             {"<|fim_middle|>", 100259},
@@ -241,7 +235,7 @@ TiktokenOptions TiktokenOptions::cl100k_base() {
 
 TiktokenOptions TiktokenOptions::o200k_base() {
   TiktokenOptions options;
-  options.pattern = kO200kPattern;
+  options.pattern = tokenizer_detail::patterns::o200k;
   options.special_tokens = {{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}};
   return options;
 }

@@ -7,6 +7,7 @@
 // regex (and in make_regex_matcher, which rewrites `\s` to that set). The tests check the scanners
 // against make_regex_matcher on a corpus and on random strings.
 #include "tokenizer/text/matcher.hpp"
+#include "tokenizer/text/patterns.hpp"
 #include "tokenizer/text/unicode.hpp"
 
 #include <utf8proc.h>
@@ -279,21 +280,12 @@ class ScannerMatcher final : public Matcher {
   ScannerKind kind_;
 };
 
-constexpr std::string_view kQwen3Pattern =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kCl100kPattern =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kO200kPattern =
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|)"
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|)"
-    R"(\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-
 }  // namespace
 
 std::unique_ptr<Matcher> make_matcher(std::string_view pattern) {
-  if (pattern == kQwen3Pattern) return std::make_unique<ScannerMatcher>(ScannerKind::qwen3);
-  if (pattern == kCl100kPattern) return std::make_unique<ScannerMatcher>(ScannerKind::cl100k);
-  if (pattern == kO200kPattern) return std::make_unique<ScannerMatcher>(ScannerKind::o200k);
+  if (pattern == patterns::qwen3) return std::make_unique<ScannerMatcher>(ScannerKind::qwen3);
+  if (pattern == patterns::cl100k) return std::make_unique<ScannerMatcher>(ScannerKind::cl100k);
+  if (pattern == patterns::o200k) return std::make_unique<ScannerMatcher>(ScannerKind::o200k);
   return make_regex_matcher(pattern);
 }
 

@@ -4,6 +4,7 @@
 
 #include "support/tokenizer_reference.hpp"
 #include "tokenizer/text/matcher.hpp"
+#include "tokenizer/text/patterns.hpp"
 #include "tokenizer/text/unicode.hpp"
 
 #include <gtest/gtest.h>
@@ -16,14 +17,9 @@
 namespace tinker::tokenizer_detail {
 namespace {
 
-const std::string kQwen3 =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-const std::string kCl100k =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-const std::string kO200k =
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|)"
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|)"
-    R"(\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+const std::string kQwen3(patterns::qwen3);
+const std::string kCl100k(patterns::cl100k);
+const std::string kO200k(patterns::o200k);
 
 std::vector<std::string> pieces(const Matcher& matcher, std::string_view text) {
   std::vector<MatchRange> matches;
