@@ -18,27 +18,37 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tinker::local {
 
+/// The tokenizers tinker-local builds itself from its bundled corpus, both of 1024 ids.
+enum class TinyTokenizer {
+  byte_level_bpe,  ///< a Hugging Face `tokenizer.json` shaped like Qwen3's (ServerOptions::bpe_tokenizer_id)
+  sentencepiece,   ///< a SentencePiece `tokenizer.model` (ServerOptions::sp_tokenizer_id)
+};
+
 /// One base model of the catalogue. Every entry is the same tiny transformer architecture with
-/// frozen weights seeded by `name`, over the tokenizer that `get_info` reports.
+/// frozen weights seeded by `name`, over its tokenizer, whose id `get_info` reports.
 class CatalogueEntry {
  public:
   CatalogueEntry() = default;
-  explicit CatalogueEntry(std::string name_, std::int64_t max_context_length_ = 2048)
-      : name(std::move(name_)), max_context_length(max_context_length_) {}
+  explicit CatalogueEntry(std::string name_, std::int64_t max_context_length_ = 2048,
+                          TinyTokenizer tokenizer_ = TinyTokenizer::byte_level_bpe)
+      : name(std::move(name_)), max_context_length(max_context_length_), tokenizer(tokenizer_) {}
 
   std::string name;
   std::int64_t max_context_length = 2048;
+  TinyTokenizer tokenizer = TinyTokenizer::byte_level_bpe;
   int d_model = 32;  ///< width of the tiny transformer
   int d_mlp = 64;    ///< hidden width of its MLP
 };
 
 /// The default catalogue: "tinker-local/tiny-lm" plus stand-ins named like common real models
 /// ("Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"), so scripts written for the real service run
-/// unchanged. The stand-ins are the same tiny model, seeded by their own names.
+/// unchanged, all over the byte-level BPE tokenizer; and "tinker-local/tiny-lm-sp" over the
+/// SentencePiece one. The stand-ins are the same tiny model, seeded by their own names.
 std::vector<CatalogueEntry> default_catalogue();
 
 /// The flags `client/config` returns (spec 8.4).
@@ -116,9 +126,12 @@ class ServerOptions {
   /// Where the tokenizer is installed in the Hugging Face cache layout. Empty = `$HF_HUB_CACHE`,
   /// else `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub`, else `~/.cache/huggingface/hub`.
   std::filesystem::path hf_hub_cache;
-  /// The repo id the tokenizer is installed and served under, and that `get_info` reports ("org/name"
-  /// of letters, digits, '.', '_', '-'). Tests give one of their own to have a repo no cache holds.
-  std::string tokenizer_id = "tinker-local/tiny-sp-1k";
+  /// The repo ids the two tokenizers are installed and served under, and that `get_info` reports
+  /// for the catalogue entries using them ("org/name" of letters, digits, '.', '_', '-'). Tests
+  /// give ids of their own to have repos no cache holds. Only the tokenizers the catalogue uses
+  /// are installed and served.
+  std::string bpe_tokenizer_id = "tinker-local/tiny-bpe-1k";
+  std::string sp_tokenizer_id = "tinker-local/tiny-sp-1k";
   /// Accepted API keys. Empty = any key starting with "tml-".
   std::vector<std::string> api_keys;
   /// The Hugging Face Hub-compatible tokenizer files (/{org}/{name}/resolve/{revision}/{file})
@@ -214,9 +227,13 @@ class Server {
   std::uint16_t port() const;
   std::string base_url() const;  ///< "http://<host>:<port><path_prefix>"
   const std::filesystem::path& data_dir() const;
-  /// The tokenizer id `get_info` reports, and the file it was installed as.
+  /// The tokenizer id `get_info` reports for `base_model`, and the file (`tokenizer.json` or
+  /// `tokenizer.model`) it was installed as; without a name, those of the catalogue's first entry.
+  /// Throws tinker::error (invalid_argument) for a name the catalogue does not hold.
   std::string tokenizer_id() const;
+  std::string tokenizer_id(std::string_view base_model) const;
   std::filesystem::path tokenizer_file() const;
+  std::filesystem::path tokenizer_file(std::string_view base_model) const;
 
   AuditReport audit() const;
   void set_faults(std::vector<FaultRule> rules);

@@ -21,7 +21,7 @@
 #include <vector>
 
 namespace tinker::local {
-class LocalTokenizer;
+class LocalTokenizers;
 }
 
 namespace tinker::local::engine_detail {
@@ -47,7 +47,8 @@ class Backend {
 
   /// True for the null model: calls are cheap, run inline on the io thread.
   virtual bool inline_compute() const noexcept = 0;
-  virtual std::string tokenizer_id() const = 0;
+  /// The id of `base`'s tokenizer (what get_info reports).
+  virtual std::string tokenizer_id(const CatalogueEntry& base) const = 0;
   virtual std::string arch() const = 0;
 
   /// A fresh state over `base` (frozen weights built on first use and shared).
@@ -76,10 +77,12 @@ struct TokenizerInfo {
   std::function<std::string(std::span<const TokenId>)> decode;
 };
 
-std::unique_ptr<Backend> make_null_backend();
-/// The tiny LoRA language model over a tokenizer.
+/// Reports the tokenizer ids of `options` (by each entry's kind).
+std::unique_ptr<Backend> make_null_backend(const ServerOptions& options);
+/// The tiny LoRA language model over one tokenizer for every catalogue entry.
 std::unique_ptr<Backend> make_model_backend(TokenizerInfo tokenizer);
-/// The same over the local SentencePiece tokenizer (required).
-std::unique_ptr<Backend> make_model_backend(std::shared_ptr<const LocalTokenizer> tokenizer);
+/// The same over the local tokenizers, each entry over the one of its kind (an entry whose kind
+/// has no tokenizer is refused when a model of it is created).
+std::unique_ptr<Backend> make_model_backend(const LocalTokenizers& tokenizers);
 
 }  // namespace tinker::local::engine_detail

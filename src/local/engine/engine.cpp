@@ -1,5 +1,6 @@
 // Engine construction, shutdown and the public entry points (which forward to Engine::Impl).
 #include "local/engine/engine_impl.hpp"
+#include "local/tokenizer/tokenizer_store.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -54,17 +55,17 @@ void Engine::Impl::shutdown() {
 }
 
 namespace {
-std::shared_ptr<engine_detail::Backend> backend_for(const ServerOptions& options,
-                                                    std::shared_ptr<const LocalTokenizer> tokenizer) {
-  if (options.null_model) return engine_detail::make_null_backend();
-  if (!tokenizer) throw tinker::error(errc::invalid_configuration, "Engine: a tokenizer is required unless null_model");
-  return engine_detail::make_model_backend(std::move(tokenizer));
+std::shared_ptr<engine_detail::Backend> backend_for(const ServerOptions& options, const LocalTokenizers& tokenizers) {
+  if (options.null_model) return engine_detail::make_null_backend(options);
+  if (!tokenizers.byte_level_bpe && !tokenizers.sentencepiece) {
+    throw tinker::error(errc::invalid_configuration, "Engine: a tokenizer is required unless null_model");
+  }
+  return engine_detail::make_model_backend(tokenizers);
 }
 }  // namespace
 
-Engine::Engine(boost::asio::any_io_executor io, const ServerOptions& options,
-               std::shared_ptr<const LocalTokenizer> tokenizer)
-    : impl_(std::make_unique<Impl>(std::move(io), options, backend_for(options, std::move(tokenizer)))) {}
+Engine::Engine(boost::asio::any_io_executor io, const ServerOptions& options, const LocalTokenizers& tokenizers)
+    : impl_(std::make_unique<Impl>(std::move(io), options, backend_for(options, tokenizers))) {}
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 

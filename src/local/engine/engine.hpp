@@ -26,7 +26,7 @@
 
 namespace tinker::local {
 
-class LocalTokenizer;
+class LocalTokenizers;
 namespace engine_detail {
 class Backend;
 }
@@ -92,12 +92,11 @@ using QueuePauseHook = std::function<std::optional<QueuePause>(std::string_view 
 
 class Engine {
  public:
-  /// `tokenizer` is installed/loaded by the caller (see tokenizer_store.hpp); may be null only
+  /// `tokenizers` are installed/loaded by the caller (see tokenizer_store.hpp); may be empty only
   /// in null-model mode. Checkpoints live under options.data_dir/checkpoints and are rescanned
   /// here (they survive a restart); an empty data_dir gets a private temporary directory that is
   /// removed with the engine.
-  Engine(boost::asio::any_io_executor io, const ServerOptions& options,
-         std::shared_ptr<const LocalTokenizer> tokenizer);
+  Engine(boost::asio::any_io_executor io, const ServerOptions& options, const LocalTokenizers& tokenizers);
   /// An engine over a given compute backend (src/local/engine/backend.hpp), for tests and tools;
   /// options.null_model is ignored.
   static std::unique_ptr<Engine> with_backend(boost::asio::any_io_executor io, const ServerOptions& options,

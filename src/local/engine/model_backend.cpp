@@ -1,4 +1,4 @@
-// The real backend: the tiny LoRA language model (src/local/model) over the local tokenizer.
+// The real backend: the tiny LoRA language model (src/local/model) over the local tokenizers.
 #include "local/engine/backend.hpp"
 #include "local/tokenizer/tokenizer_store.hpp"
 
@@ -29,12 +29,15 @@ LoraModelState& lora_of(ModelState& state) {
   return static_cast<LoraModelState&>(state);
 }
 
+/// The tokenizer of each kind (CatalogueEntry::tokenizer).
+using TokenizersByKind = std::map<TinyTokenizer, TokenizerInfo>;
+
 class ModelBackend final : public Backend {
  public:
-  explicit ModelBackend(TokenizerInfo tokenizer) : tokenizer_(std::move(tokenizer)) {}
+  explicit ModelBackend(TokenizersByKind tokenizers) : tokenizers_(std::move(tokenizers)) {}
 
   bool inline_compute() const noexcept override { return false; }
-  std::string tokenizer_id() const override { return tokenizer_.id; }
+  std::string tokenizer_id(const CatalogueEntry& base) const override { return tokenizer_of(base).id; }
   std::string arch() const override { return "tinker-local-tiny-lm"; }
 
   std::unique_ptr<ModelState> create(const CatalogueEntry& base, const model::LoraSettings& lora) override {
@@ -71,7 +74,7 @@ class ModelBackend final : public Backend {
 
   SampleResponse sample(const CatalogueEntry& base, const ModelState* weights, const ModelInput& prompt,
                         const model::SampleSettings& settings) override {
-    const model::Detokenizer& detokenize = tokenizer_.decode;
+    const model::Detokenizer& detokenize = tokenizer_of(base).decode;
     if (weights == nullptr) return model::sample(*base_model(base), nullptr, prompt, settings, detokenize);
     const LoraModelState& s = lora_of(*weights);
     return model::sample(*s.base, &s.lora, prompt, settings, detokenize);
@@ -90,13 +93,21 @@ class ModelBackend final : public Backend {
   }
 
  private:
+  const TokenizerInfo& tokenizer_of(const CatalogueEntry& entry) const {
+    const auto it = tokenizers_.find(entry.tokenizer);
+    if (it == tokenizers_.end()) {
+      throw tinker::error(errc::invalid_configuration, "base model " + entry.name + ": its tokenizer is not loaded");
+    }
+    return it->second;
+  }
+
   /// One immutable BaseModel per catalogue name, built on first use and shared by every model.
   std::shared_ptr<const model::BaseModel> base_model(const CatalogueEntry& entry) {
     std::lock_guard lock(mutex_);
     auto it = bases_.find(entry.name);
     if (it != bases_.end()) return it->second;
     model::Architecture arch;
-    arch.vocab_size = tokenizer_.vocab_size;
+    arch.vocab_size = tokenizer_of(entry).vocab_size;
     arch.d_model = entry.d_model;
     arch.d_mlp = entry.d_mlp;
     arch.max_context = static_cast<int>(std::clamp<std::int64_t>(entry.max_context_length, 1, INT_MAX));
@@ -105,7 +116,7 @@ class ModelBackend final : public Backend {
     return base;
   }
 
-  TokenizerInfo tokenizer_;
+  TokenizersByKind tokenizers_;
   std::mutex mutex_;  // guards bases_ (workers build base models on first use)
   std::map<std::string, std::shared_ptr<const model::BaseModel>> bases_;
 };
@@ -114,16 +125,26 @@ class ModelBackend final : public Backend {
 
 std::unique_ptr<Backend> make_model_backend(TokenizerInfo tokenizer) {
   if (tokenizer.vocab_size < 2) throw tinker::error(errc::invalid_configuration, "the tiny model needs a vocabulary");
-  return std::make_unique<ModelBackend>(std::move(tokenizer));
+  TokenizersByKind tokenizers{{TinyTokenizer::byte_level_bpe, tokenizer},
+                              {TinyTokenizer::sentencepiece, std::move(tokenizer)}};
+  return std::make_unique<ModelBackend>(std::move(tokenizers));
 }
 
-std::unique_ptr<Backend> make_model_backend(std::shared_ptr<const LocalTokenizer> tokenizer) {
-  if (!tokenizer) throw tinker::error(errc::invalid_configuration, "the tiny model needs a tokenizer");
-  TokenizerInfo info;
-  info.id = tokenizer->id();
-  info.vocab_size = tokenizer->vocab_size();
-  info.decode = [tokenizer](std::span<const TokenId> tokens) { return tokenizer->decode(tokens); };
-  return make_model_backend(std::move(info));
+std::unique_ptr<Backend> make_model_backend(const LocalTokenizers& tokenizers) {
+  TokenizersByKind infos;
+  for (const TinyTokenizer kind : {TinyTokenizer::byte_level_bpe, TinyTokenizer::sentencepiece}) {
+    std::shared_ptr<const LocalTokenizer> tokenizer = tokenizers.of(kind);
+    if (!tokenizer) continue;
+    if (tokenizer->vocab_size() < 2)
+      throw tinker::error(errc::invalid_configuration, "the tiny model needs a vocabulary");
+    TokenizerInfo info;
+    info.id = tokenizer->id();
+    info.vocab_size = tokenizer->vocab_size();
+    info.decode = [tokenizer](std::span<const TokenId> tokens) { return tokenizer->decode(tokens); };
+    infos.emplace(kind, std::move(info));
+  }
+  if (infos.empty()) throw tinker::error(errc::invalid_configuration, "the tiny model needs a tokenizer");
+  return std::make_unique<ModelBackend>(std::move(infos));
 }
 
 }  // namespace tinker::local::engine_detail

@@ -232,8 +232,11 @@ GetInfoResponse Engine::get_info(const GetInfoRequest& request, const Principal&
     throw HttpError(404, "unknown model_id " + request.model_id);
   }
   if (model->session != nullptr) impl_->live_session(model->session->id, who);
+  // A model restored from a checkpoint of a base the catalogue no longer holds: the default tokenizer.
+  const CatalogueEntry* base = impl_->find_base(model->base_model);
+  const CatalogueEntry entry = base != nullptr ? *base : CatalogueEntry(model->base_model);
   GetInfoResponse response(model->id,
-                           ModelData(model->base_model, impl_->backend->tokenizer_id(), impl_->backend->arch()));
+                           ModelData(model->base_model, impl_->backend->tokenizer_id(entry), impl_->backend->arch()));
   response.is_lora = true;
   response.lora_rank = model->lora_config.rank;
   response.model_name = model->base_model;

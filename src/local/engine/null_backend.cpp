@@ -25,8 +25,13 @@ class NullState final : public ModelState {
 
 class NullBackend final : public Backend {
  public:
+  explicit NullBackend(const ServerOptions& options)
+      : bpe_id_(options.bpe_tokenizer_id), sp_id_(options.sp_tokenizer_id) {}
+
   bool inline_compute() const noexcept override { return true; }
-  std::string tokenizer_id() const override { return std::string(tiny_tokenizer_id); }
+  std::string tokenizer_id(const CatalogueEntry& base) const override {
+    return base.tokenizer == TinyTokenizer::sentencepiece ? sp_id_ : bpe_id_;
+  }
   std::string arch() const override { return "tinker-local-null"; }
 
   std::unique_ptr<ModelState> create(const CatalogueEntry&, const model::LoraSettings& lora) override {
@@ -134,12 +139,16 @@ class NullBackend final : public Backend {
     if (s.train_unembed) adapter.target_modules.emplace_back("lm_head");
     return adapter;
   }
+
+ private:
+  std::string bpe_id_;
+  std::string sp_id_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_null_backend() {
-  return std::make_unique<NullBackend>();
+std::unique_ptr<Backend> make_null_backend(const ServerOptions& options) {
+  return std::make_unique<NullBackend>(options);
 }
 
 }  // namespace tinker::local::engine_detail

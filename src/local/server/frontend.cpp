@@ -69,11 +69,10 @@ std::string_view Exchange::header(std::string_view name) const {
   return it->value();
 }
 
-Frontend::Frontend(boost::asio::io_context& io, const ServerOptions& options_,
-                   std::shared_ptr<const LocalTokenizer> tokenizer)
+Frontend::Frontend(boost::asio::io_context& io, const ServerOptions& options_, const LocalTokenizers& tokenizers)
     : options(options_),
       logger(options_.log_level),
-      engine(io.get_executor(), options_, std::move(tokenizer)),
+      engine(io.get_executor(), options_, tokenizers),
       authenticator(options_.api_keys, options_.jwt_lifetime),
       faults(options_.fault_seed, options_.faults),
       requests(options_.request_log_limit) {

@@ -123,7 +123,7 @@ class Exchange {
 
 class Frontend {
  public:
-  Frontend(boost::asio::io_context& io, const ServerOptions& options, std::shared_ptr<const LocalTokenizer> tokenizer);
+  Frontend(boost::asio::io_context& io, const ServerOptions& options, const LocalTokenizers& tokenizers);
   ~Frontend();
   Frontend(const Frontend&) = delete;
   Frontend& operator=(const Frontend&) = delete;

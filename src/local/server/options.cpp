@@ -10,6 +10,8 @@ std::vector<CatalogueEntry> default_catalogue() {
   // Stand-ins named like real models, so scripts written for the service run unchanged.
   catalogue.emplace_back("Qwen/Qwen3-8B", 32768);
   catalogue.emplace_back("meta-llama/Llama-3.1-8B", 131072);
+  // Keeps the SentencePiece backend covered end to end (server, Hub endpoint, clients).
+  catalogue.emplace_back("tinker-local/tiny-lm-sp", 2048, TinyTokenizer::sentencepiece);
   return catalogue;
 }
 

@@ -50,13 +50,28 @@ void validate(const ServerOptions& options) {
     invalid("path_prefix must start with '/' and not end with '/', got \"" + options.path_prefix + "\"");
   }
   if (options.idle_timeout.count() <= 0) invalid("idle_timeout must be positive");
-  const std::string& id = options.tokenizer_id;
-  const bool id_ok =
-      std::count(id.begin(), id.end(), '/') == 1 && id.front() != '/' && id.back() != '/' &&
-      id.find("..") == std::string::npos && std::all_of(id.begin(), id.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-';
-      });
-  if (!id_ok) invalid("tokenizer_id must be \"org/name\" of letters, digits, '.', '_', '-', got \"" + id + "\"");
+  for (const auto& [name, id] :
+       {std::pair<const char*, const std::string&>("bpe_tokenizer_id", options.bpe_tokenizer_id),
+        std::pair<const char*, const std::string&>("sp_tokenizer_id", options.sp_tokenizer_id)}) {
+    const bool id_ok =
+        std::count(id.begin(), id.end(), '/') == 1 && id.front() != '/' && id.back() != '/' &&
+        id.find("..") == std::string::npos && std::all_of(id.begin(), id.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-';
+        });
+    if (!id_ok) {
+      invalid(std::string(name) + " must be \"org/name\" of letters, digits, '.', '_', '-', got \"" + id + "\"");
+    }
+  }
+  if (options.bpe_tokenizer_id == options.sp_tokenizer_id) {
+    invalid("bpe_tokenizer_id and sp_tokenizer_id must differ, both are \"" + options.bpe_tokenizer_id + "\"");
+  }
+}
+
+const CatalogueEntry& catalogue_entry(const ServerOptions& options, std::string_view base_model) {
+  for (const CatalogueEntry& entry : options.catalogue) {
+    if (entry.name == base_model) return entry;
+  }
+  throw error(errc::invalid_argument, "the catalogue has no base model \"" + std::string(base_model) + "\"");
 }
 
 }  // namespace
@@ -98,7 +113,7 @@ class Server::Impl {
   asio::io_context io{1};
   std::filesystem::path data_dir;
   bool owns_data_dir = false;
-  std::shared_ptr<const LocalTokenizer> tokenizer;
+  LocalTokenizers tokenizers;
   std::unique_ptr<front::Frontend> frontend;
   std::unique_ptr<front::HttpServer> http;
   std::optional<asio::signal_set> signals;
@@ -132,11 +147,13 @@ void Server::Impl::start() {
   }
   options.data_dir = data_dir;
   const std::filesystem::path hub = options.hf_hub_cache.empty() ? default_hf_hub_cache() : options.hf_hub_cache;
-  tokenizer = ensure_tiny_tokenizer(hub, options.tokenizer_id);
+  tokenizers = ensure_catalogue_tokenizers(hub, options);
 
-  frontend = std::make_unique<front::Frontend>(io, options, tokenizer);
-  for (const std::string& repo : installed_tokenizer_repos(options.tokenizer_id)) {
-    frontend->hub_repos.emplace(repo, read_installed_repo(hub, repo));
+  frontend = std::make_unique<front::Frontend>(io, options, tokenizers);
+  for (const TinyTokenizer kind : {TinyTokenizer::byte_level_bpe, TinyTokenizer::sentencepiece}) {
+    for (const std::string& repo : tokenizer_repos(options, kind)) {
+      frontend->hub_repos.emplace(repo, read_installed_repo(hub, repo));
+    }
   }
   http = std::make_unique<front::HttpServer>(io, *frontend);
   try {
@@ -244,11 +261,22 @@ const std::filesystem::path& Server::data_dir() const {
 }
 
 std::string Server::tokenizer_id() const {
-  return impl_->tokenizer ? impl_->tokenizer->id() : std::string(tiny_tokenizer_id);
+  if (impl_->options.catalogue.empty()) throw error(errc::invalid_configuration, "the catalogue is empty");
+  return tokenizer_id(impl_->options.catalogue.front().name);
+}
+
+std::string Server::tokenizer_id(std::string_view base_model) const {
+  return tokenizer_id_of(impl_->options, catalogue_entry(impl_->options, base_model).tokenizer);
 }
 
 std::filesystem::path Server::tokenizer_file() const {
-  return impl_->tokenizer ? impl_->tokenizer->model_file() : std::filesystem::path();
+  if (impl_->options.catalogue.empty()) throw error(errc::invalid_configuration, "the catalogue is empty");
+  return tokenizer_file(impl_->options.catalogue.front().name);
+}
+
+std::filesystem::path Server::tokenizer_file(std::string_view base_model) const {
+  const auto& tokenizer = impl_->tokenizers.of(catalogue_entry(impl_->options, base_model).tokenizer);
+  return tokenizer ? tokenizer->model_file() : std::filesystem::path();
 }
 
 AuditReport Server::audit() const {

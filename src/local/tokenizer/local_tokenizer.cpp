@@ -1,11 +1,13 @@
-// LocalTokenizer: a loaded SentencePiece model behind a pimpl (the header stays free of
-// sentencepiece). SentencePieceProcessor's Encode/Decode are const and touch no mutable state
-// after loading, so one instance serves many threads without locking.
+// LocalTokenizer: a loaded SentencePiece model or byte-level BPE tokenizer.json behind a pimpl
+// (the header stays free of sentencepiece). SentencePieceProcessor's Encode/Decode are const and
+// touch no mutable state after loading, and the SDK's tinker::Tokenizer is immutable after
+// loading, so one instance serves many threads without locking.
 #include "local/tokenizer/tokenizer_store.hpp"
 
 #include "local/tokenizer/tokenizer_training.hpp"
 
 #include <tinker/error.hpp>
+#include <tinker/tokenizer.hpp>
 
 #include <sentencepiece_processor.h>
 
@@ -14,8 +16,10 @@ namespace tinker::local {
 class LocalTokenizer::Impl {
  public:
   std::string id;
+  TinyTokenizer kind = TinyTokenizer::sentencepiece;
   std::filesystem::path model_file;
-  sentencepiece::SentencePieceProcessor processor;
+  sentencepiece::SentencePieceProcessor processor;  // SentencePiece
+  std::shared_ptr<const tinker::Tokenizer> bpe;     // byte-level BPE
   int vocab_size = 0;
 };
 
@@ -25,6 +29,9 @@ LocalTokenizer::~LocalTokenizer() = default;
 const std::string& LocalTokenizer::id() const noexcept {
   return impl_->id;
 }
+TinyTokenizer LocalTokenizer::kind() const noexcept {
+  return impl_->kind;
+}
 const std::filesystem::path& LocalTokenizer::model_file() const noexcept {
   return impl_->model_file;
 }
@@ -33,6 +40,7 @@ int LocalTokenizer::vocab_size() const noexcept {
 }
 
 std::vector<TokenId> LocalTokenizer::encode(std::string_view text) const {
+  if (impl_->bpe) return impl_->bpe->encode(text, false);
   std::vector<int> ids;
   const auto status = impl_->processor.Encode(text, &ids);
   if (!status.ok()) {
@@ -53,6 +61,7 @@ std::string LocalTokenizer::decode(std::span<const TokenId> tokens) const {
     }
     ids.push_back(tokens[i]);
   }
+  if (impl_->bpe) return impl_->bpe->decode(tokens, false);
   std::string text;
   const auto status = impl_->processor.Decode(ids, &text);
   if (!status.ok()) {
@@ -62,12 +71,19 @@ std::string LocalTokenizer::decode(std::span<const TokenId> tokens) const {
   return text;
 }
 
-std::shared_ptr<const LocalTokenizer> LocalTokenizer::load(std::string id, const std::filesystem::path& model_file) {
-  detail::require_usable_sentencepiece();
+std::shared_ptr<const LocalTokenizer> LocalTokenizer::load(std::string id, const std::filesystem::path& model_file,
+                                                           TinyTokenizer kind) {
   std::shared_ptr<LocalTokenizer> tokenizer(new LocalTokenizer());
   Impl& impl = *tokenizer->impl_;
   impl.id = std::move(id);
+  impl.kind = kind;
   impl.model_file = model_file;
+  if (kind == TinyTokenizer::byte_level_bpe) {
+    impl.bpe = tinker::load_tokenizer_json(model_file, impl.id);
+    impl.vocab_size = impl.bpe->vocab_size();
+    return tokenizer;
+  }
+  detail::require_usable_sentencepiece();
   const auto status = impl.processor.Load(model_file.string());
   if (!status.ok()) {
     throw tinker::error(errc::invalid_configuration, "cannot load SentencePiece model " + model_file.string() + ": " +

@@ -1,8 +1,9 @@
-// Installing the tiny tokenizer in the Hugging Face hub cache layout.
+// Installing the tiny tokenizers in the Hugging Face hub cache layout.
 //
-//   <hub>/models--tinker-local--tiny-sp-1k/refs/main              the revision, 40 hex digits, no newline
-//   <hub>/models--tinker-local--tiny-sp-1k/snapshots/<revision>/   tokenizer.model, tokenizer_config.json,
-//                                                                   special_tokens_map.json
+//   <hub>/models--tinker-local--tiny-bpe-1k/refs/main              the revision, 40 hex digits, no newline
+//   <hub>/models--tinker-local--tiny-bpe-1k/snapshots/<revision>/   tokenizer.json, tokenizer_config.json
+//   <hub>/models--tinker-local--tiny-sp-1k/snapshots/<revision>/    tokenizer.model, tokenizer_config.json,
+//                                                                    special_tokens_map.json
 //
 // Choices:
 // - The revision is the SHA-1 (40 hex digits, like a git commit id) of the snapshot's files, hashed
@@ -10,7 +11,7 @@
 //   snapshot can be checked against its own name.
 // - Snapshot files are regular files, not symlinks into blobs/ as huggingface_hub writes them;
 //   readers of the cache (huggingface_hub, transformers) only resolve snapshots/<rev>/<file>.
-// - tokenizer_config.json records the training fingerprint (options + corpus). An intact snapshot
+// - tokenizer_config.json records the training fingerprint (trainer, options, corpus). An intact snapshot
 //   with another fingerprint was trained from other inputs (an older build): a new snapshot is
 //   installed beside it and refs/main moves to it. An install that does not match its own
 //   revision is corrupt: that is an error naming the path, never silently repaired.
@@ -19,6 +20,7 @@
 //   that loses the race leaves the winner's identical files in place, which are then used.
 #include "local/tokenizer/tokenizer_store.hpp"
 
+#include "local/tokenizer/bpe_training.hpp"
 #include "local/tokenizer/tokenizer_training.hpp"
 
 #include <tinker/error.hpp>
@@ -27,6 +29,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -41,12 +44,13 @@ namespace tinker::local {
 namespace fs = std::filesystem;
 namespace {
 
-// The same snapshot again under the name of the tiny base model, because a SamplingClient looks
-// its tokenizer up by base model name with no tokenizer id (spec 11.7). Only for the
-// tinker-local/ name: the catalogue's stand-ins named like real models (Qwen/..., meta-llama/...)
-// never get an alias, which would shadow the real tokenizers in the user's Hugging Face cache.
-constexpr std::string_view base_model_alias_folder = "models--tinker-local--tiny-lm";
+// The same snapshot is installed again under the names of the catalogue's tinker-local/ models,
+// because a SamplingClient looks its tokenizer up by base model name with no tokenizer id. The
+// stand-ins named like real models (Qwen/..., meta-llama/...) never get an alias, which would
+// shadow the real tokenizers in the user's Hugging Face cache.
+constexpr std::string_view alias_prefix = "tinker-local/";
 constexpr std::string_view model_file_name = "tokenizer.model";
+constexpr std::string_view json_file_name = "tokenizer.json";
 constexpr std::string_view config_file_name = "tokenizer_config.json";
 constexpr std::string_view special_tokens_file_name = "special_tokens_map.json";
 constexpr std::string_view fingerprint_key = "tinker_local_training_fingerprint";
@@ -109,7 +113,7 @@ bool is_revision(std::string_view text) {
   return text.size() == 40 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-std::string tokenizer_config_json(const std::string& fingerprint) {
+std::string sp_tokenizer_config_json(const std::string& fingerprint) {
   // Enough for transformers' LlamaTokenizer to load the snapshot offline. legacy=false with
   // add_prefix_space=false matches the model, which adds no dummy prefix.
   std::string json = R"({
@@ -148,19 +152,40 @@ constexpr std::string_view special_tokens_map_json = R"({
 }
 )";
 
-SnapshotFiles make_snapshot_files(const std::string& fingerprint) {
+// The file the tokenizer is loaded from, and every file of its snapshot.
+std::string_view tokenizer_file_name(TinyTokenizer kind) {
+  return kind == TinyTokenizer::sentencepiece ? model_file_name : json_file_name;
+}
+
+std::vector<std::string_view> snapshot_file_names(TinyTokenizer kind) {
+  if (kind == TinyTokenizer::sentencepiece) return {model_file_name, config_file_name, special_tokens_file_name};
+  return {json_file_name, config_file_name};
+}
+
+std::string training_fingerprint(TinyTokenizer kind) {
+  return kind == TinyTokenizer::sentencepiece ? detail::tiny_tokenizer_training_fingerprint()
+                                              : detail::tiny_bpe_training_fingerprint();
+}
+
+SnapshotFiles make_snapshot_files(TinyTokenizer kind, const std::string& fingerprint) {
   SnapshotFiles files;
-  files.emplace(model_file_name, detail::tiny_sentencepiece_model());
-  files.emplace(config_file_name, tokenizer_config_json(fingerprint));
-  files.emplace(special_tokens_file_name, special_tokens_map_json);
+  if (kind == TinyTokenizer::sentencepiece) {
+    files.emplace(model_file_name, detail::tiny_sentencepiece_model());
+    files.emplace(config_file_name, sp_tokenizer_config_json(fingerprint));
+    files.emplace(special_tokens_file_name, special_tokens_map_json);
+  } else {
+    const detail::ByteLevelBpe& bpe = detail::tiny_byte_level_bpe();
+    files.emplace(json_file_name, detail::bpe_tokenizer_json(bpe));
+    files.emplace(config_file_name, detail::bpe_tokenizer_config_json(bpe, fingerprint));
+  }
   return files;
 }
 
 // Reads the snapshot `revision` and checks it against its name; throws if it is corrupt.
-SnapshotFiles read_verified_snapshot(const fs::path& repo, const std::string& revision) {
+SnapshotFiles read_verified_snapshot(const fs::path& repo, const std::string& revision, TinyTokenizer kind) {
   const fs::path snapshot = repo / "snapshots" / revision;
   SnapshotFiles files;
-  for (const std::string_view name : {model_file_name, config_file_name, special_tokens_file_name}) {
+  for (const std::string_view name : snapshot_file_names(kind)) {
     const fs::path file = snapshot / name;
     if (!fs::is_regular_file(file)) fail(file, "is missing" + corrupt_hint(repo));
     files.emplace(name, read_file(file));
@@ -180,7 +205,8 @@ std::string recorded_fingerprint(const fs::path& config_file, const std::string&
 }
 
 // The revision refs/main names if its snapshot is intact and trained from `fingerprint`.
-std::optional<std::string> installed_revision(const fs::path& repo, const std::string& fingerprint) {
+std::optional<std::string> installed_revision(const fs::path& repo, TinyTokenizer kind,
+                                              const std::string& fingerprint) {
   const fs::path ref = repo / "refs" / "main";
   if (!fs::exists(ref)) return std::nullopt;
   std::string revision = read_file(ref);
@@ -188,9 +214,12 @@ std::optional<std::string> installed_revision(const fs::path& repo, const std::s
     revision.pop_back();  // hand-edited
   if (!is_revision(revision)) fail(ref, "does not hold a 40-hex-digit revision" + corrupt_hint(repo));
   if (!fs::is_directory(repo / "snapshots" / revision)) return std::nullopt;  // deleted revision: reinstall
-  const SnapshotFiles files = read_verified_snapshot(repo, revision);
   const fs::path config_file = repo / "snapshots" / revision / config_file_name;
-  if (recorded_fingerprint(config_file, files.at(std::string(config_file_name))) != fingerprint) return std::nullopt;
+  if (!fs::is_regular_file(config_file)) fail(config_file, "is missing" + corrupt_hint(repo));
+  // Built from other inputs, or another kind of tokenizer (a tinker-local/ alias that held the
+  // SentencePiece snapshot before its model moved to byte-level BPE): replaced, not checked.
+  if (recorded_fingerprint(config_file, read_file(config_file)) != fingerprint) return std::nullopt;
+  read_verified_snapshot(repo, revision, kind);
   return revision;
 }
 
@@ -241,33 +270,33 @@ std::string repo_folder_name(std::string_view id) {
   return folder;
 }
 
-std::shared_ptr<const LocalTokenizer> load_snapshot(std::string_view id, const fs::path& repo,
-                                                    const std::string& revision) {
-  return LocalTokenizer::load(std::string(id), repo / "snapshots" / revision / model_file_name);
-}
-
 // Installs the snapshot under `repo` unless an intact one is there; returns its revision.
 // `files` is made (the tokenizer trained) only when needed, at most once across repos.
-std::string ensure_repo(const fs::path& repo, const std::string& fingerprint, std::optional<SnapshotFiles>& files) {
-  if (const auto revision = installed_revision(repo, fingerprint)) return *revision;
+std::string ensure_repo(const fs::path& repo, TinyTokenizer kind, const std::string& fingerprint,
+                        std::optional<SnapshotFiles>& files) {
+  if (const auto revision = installed_revision(repo, kind, fingerprint)) return *revision;
   make_directories(repo / "snapshots");
   make_directories(repo / "refs");
-  if (!files) files = make_snapshot_files(fingerprint);
+  if (!files) files = make_snapshot_files(kind, fingerprint);
   const std::string revision = detail::snapshot_revision(*files);
   install_snapshot(repo, revision, *files);
-  read_verified_snapshot(repo, revision);  // whoever wrote it, it must be intact
+  read_verified_snapshot(repo, revision, kind);  // whoever wrote it, it must be intact
   point_main_at(repo, revision);
   return revision;
 }
 
-std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache, std::string_view id) {
-  const std::string fingerprint = detail::tiny_tokenizer_training_fingerprint();
+std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache, TinyTokenizer kind,
+                                                       std::string_view id, std::span<const std::string> aliases) {
+  const std::string fingerprint = training_fingerprint(kind);
   std::optional<SnapshotFiles> files;
   const fs::path repo = hub_cache / repo_folder_name(id);
-  const std::string revision = ensure_repo(repo, fingerprint, files);
-  if (!files) files = read_verified_snapshot(repo, revision);
-  ensure_repo(hub_cache / base_model_alias_folder, fingerprint, files);
-  return load_snapshot(id, repo, revision);
+  const std::string revision = ensure_repo(repo, kind, fingerprint, files);
+  for (const std::string& alias : aliases) {
+    if (alias == id) continue;
+    if (!files) files = read_verified_snapshot(repo, revision, kind);
+    ensure_repo(hub_cache / repo_folder_name(alias), kind, fingerprint, files);
+  }
+  return LocalTokenizer::load(std::string(id), repo / "snapshots" / revision / tokenizer_file_name(kind), kind);
 }
 
 }  // namespace
@@ -284,8 +313,36 @@ std::string detail::snapshot_revision(const SnapshotFiles& files) {
   return sha1_hex(hashed);
 }
 
-std::vector<std::string> installed_tokenizer_repos(std::string_view tokenizer_id) {
-  return {std::string(tokenizer_id), "tinker-local/tiny-lm"};
+std::string_view default_tokenizer_id(TinyTokenizer kind) noexcept {
+  return kind == TinyTokenizer::sentencepiece ? tiny_sp_tokenizer_id : tiny_bpe_tokenizer_id;
+}
+
+const std::string& tokenizer_id_of(const ServerOptions& options, TinyTokenizer kind) noexcept {
+  return kind == TinyTokenizer::sentencepiece ? options.sp_tokenizer_id : options.bpe_tokenizer_id;
+}
+
+std::vector<std::string> tokenizer_repos(const ServerOptions& options, TinyTokenizer kind) {
+  std::vector<std::string> repos;
+  for (const CatalogueEntry& entry : options.catalogue) {
+    if (entry.tokenizer != kind) continue;
+    if (repos.empty()) repos.push_back(tokenizer_id_of(options, kind));
+    const bool alias = entry.name.starts_with(alias_prefix) &&
+                       std::find(repos.begin(), repos.end(), entry.name) == repos.end() &&
+                       entry.name != options.bpe_tokenizer_id && entry.name != options.sp_tokenizer_id;
+    if (alias) repos.push_back(entry.name);
+  }
+  return repos;
+}
+
+LocalTokenizers ensure_catalogue_tokenizers(const fs::path& hub_cache, const ServerOptions& options) {
+  LocalTokenizers tokenizers;
+  for (const TinyTokenizer kind : {TinyTokenizer::byte_level_bpe, TinyTokenizer::sentencepiece}) {
+    const std::vector<std::string> repos = tokenizer_repos(options, kind);
+    if (repos.empty()) continue;
+    tokenizers.of(kind) =
+        ensure_tiny_tokenizer(hub_cache, kind, repos.front(), std::span<const std::string>(repos).subspan(1));
+  }
+  return tokenizers;
 }
 
 fs::path default_hf_hub_cache() {
@@ -301,12 +358,15 @@ fs::path default_hf_hub_cache() {
       "cannot locate the Hugging Face cache: none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME is set");
 }
 
-std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const fs::path& hub_cache, std::string_view tokenizer_id) {
+std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const fs::path& hub_cache, TinyTokenizer kind,
+                                                            std::string_view tokenizer_id,
+                                                            std::span<const std::string> aliases) {
   if (hub_cache.empty()) {
     throw tinker::error(errc::invalid_configuration, "the Hugging Face cache directory for the tokenizer is empty");
   }
+  if (tokenizer_id.empty()) tokenizer_id = default_tokenizer_id(kind);
   try {
-    return ensure_installed(hub_cache, tokenizer_id);
+    return ensure_installed(hub_cache, kind, tokenizer_id, aliases);
   } catch (const fs::filesystem_error& e) {  // e.g. a directory we may not list
     fail(e.path1(), e.code().message());
   }

@@ -1,7 +1,8 @@
 // Downloading tokenizers from a Hugging Face Hub: tinker-local's Hub-compatible resolve endpoint
 // as HF_ENDPOINT and a fresh hub cache per test. The layout written (blobs, relative snapshot
 // links, refs), no request on a second load, HF_HUB_OFFLINE, a body cut half-way, 401 with and
-// without HF_TOKEN, pinned revisions, and TrainingClient::get_tokenizer downloading.
+// without HF_TOKEN, pinned revisions, and TrainingClient::get_tokenizer downloading: a
+// tokenizer.json for the byte-level BPE models, a SentencePiece model for tinker-local/tiny-lm-sp.
 #include "integration/support/local_service.hpp"
 
 #include <tinker/error.hpp>
@@ -30,7 +31,9 @@ using local::FaultRule;
 using local::RequestRecord;
 namespace fs = std::filesystem;
 
-constexpr std::string_view repo_id = "tinker-local/tiny-sp-1k";
+constexpr std::string_view repo_id = "tinker-local/tiny-bpe-1k";
+constexpr std::string_view sp_repo_id = "tinker-local/tiny-sp-1k";
+constexpr std::string_view sp_model = "tinker-local/tiny-lm-sp";
 constexpr std::string_view sample_text = "The Hare and the Tortoise agreed to a race.";
 
 class TempDirectory {
@@ -97,7 +100,7 @@ class HubDownload : public LocalService {
   // The server's own install: its snapshot directory is named by the commit it serves.
   std::string served_commit() const { return server->tokenizer_file().parent_path().filename().string(); }
 
-  fs::path repo_folder() const { return cache.path / "models--tinker-local--tiny-sp-1k"; }
+  fs::path repo_folder() const { return cache.path / "models--tinker-local--tiny-bpe-1k"; }
 
   // Runs `load`, expecting a tinker::error; returns it.
   template <class Load>
@@ -127,8 +130,10 @@ TEST_F(HubDownload, AFreshCacheDownloadsIntoTheHubLayout) {
   const std::string commit = served_commit();
   EXPECT_EQ(read_file(repo_folder() / "refs/main"), commit);  // no newline, as huggingface_hub writes it
   const fs::path snapshot = repo_folder() / "snapshots" / commit;
-  EXPECT_EQ(tokenizer->file(), snapshot / "tokenizer.model");
-  for (const char* name : {"tokenizer.model", "tokenizer_config.json", "special_tokens_map.json"}) {
+  EXPECT_EQ(tokenizer->file(), snapshot / "tokenizer.json");
+  EXPECT_EQ(tokenizer->format(), TokenizerFormat::tokenizer_json);
+  EXPECT_EQ(tokenizer->eos_id(), tokenizer->token_to_id("<|im_end|>"));  // tokenizer_config.json came along
+  for (const char* name : {"tokenizer.json", "tokenizer_config.json"}) {
     const fs::path link = snapshot / name;
     ASSERT_TRUE(fs::is_symlink(link)) << link;
     const fs::path target = fs::read_symlink(link);
@@ -137,9 +142,31 @@ TEST_F(HubDownload, AFreshCacheDownloadsIntoTheHubLayout) {
     EXPECT_EQ(read_file(link), read_file(server->tokenizer_file().parent_path() / name)) << name;
   }
   EXPECT_FALSE(fs::exists(snapshot / "chat_template.jinja"));  // 404: the repo has none
+  EXPECT_FALSE(fs::exists(snapshot / "special_tokens_map.json"));
   EXPECT_TRUE(temporary_files(cache.path).empty());
 
-  // tokenizer.json 404, tokenizer.model, then the companions at the commit just named.
+  // tokenizer.json, then the companions at the commit just named (two of them 404).
+  const std::vector<RequestRecord> requests = hub_requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].path, "/tinker-local/tiny-bpe-1k/resolve/main/tokenizer.json");
+  EXPECT_EQ(requests[0].status, 200);
+  EXPECT_EQ(requests[1].path, "/tinker-local/tiny-bpe-1k/resolve/" + commit + "/tokenizer_config.json");
+  EXPECT_EQ(requests[1].status, 200);
+  EXPECT_FALSE(requests[0].credentials);  // no HF_TOKEN, no Authorization
+}
+
+TEST_F(HubDownload, TheSentencePieceRepoDownloadsItsModelAfterATokenizerJson404) {
+  const auto tokenizer = load_tokenizer(TokenizerRef(std::string(sp_repo_id)), env());
+  expect_round_trip(*tokenizer);
+  EXPECT_EQ(tokenizer->format(), TokenizerFormat::sentencepiece);
+  const fs::path served = server->tokenizer_file(sp_model);
+  EXPECT_EQ(served.filename(), "tokenizer.model");
+  const std::string commit = served.parent_path().filename().string();
+  const fs::path snapshot = cache.path / "models--tinker-local--tiny-sp-1k/snapshots" / commit;
+  EXPECT_EQ(tokenizer->file(), snapshot / "tokenizer.model");
+  for (const char* name : {"tokenizer.model", "tokenizer_config.json", "special_tokens_map.json"}) {
+    EXPECT_EQ(read_file(snapshot / name), read_file(served.parent_path() / name)) << name;
+  }
   const std::vector<RequestRecord> requests = hub_requests();
   ASSERT_EQ(requests.size(), 5u);
   EXPECT_EQ(requests[0].path, "/tinker-local/tiny-sp-1k/resolve/main/tokenizer.json");
@@ -147,7 +174,18 @@ TEST_F(HubDownload, AFreshCacheDownloadsIntoTheHubLayout) {
   EXPECT_EQ(requests[1].path, "/tinker-local/tiny-sp-1k/resolve/main/tokenizer.model");
   EXPECT_EQ(requests[1].status, 200);
   EXPECT_EQ(requests[2].path, "/tinker-local/tiny-sp-1k/resolve/" + commit + "/tokenizer_config.json");
-  EXPECT_FALSE(requests[1].credentials);  // no HF_TOKEN, no Authorization
+}
+
+TEST_F(HubDownload, EachTinkerLocalModelNameServesItsOwnTokenizer) {
+  // A SamplingClient looks a tokenizer up by base model name: each name is a repo of its own.
+  const auto bpe = load_tokenizer(TokenizerRef(std::string(tiny_model)), env());
+  const auto sp = load_tokenizer(TokenizerRef(std::string(sp_model)), env());
+  EXPECT_EQ(bpe->format(), TokenizerFormat::tokenizer_json);
+  EXPECT_EQ(sp->format(), TokenizerFormat::sentencepiece);
+  EXPECT_EQ(bpe->vocab_size(), 1024);
+  EXPECT_EQ(sp->vocab_size(), 1024);
+  expect_round_trip(*bpe);
+  expect_round_trip(*sp);
 }
 
 TEST_F(HubDownload, ASecondLoadMakesNoRequest) {
@@ -171,7 +209,7 @@ TEST_F(HubDownload, OfflineWithAnEmptyCacheFailsNamingEveryPlaceLookedAt) {
   EXPECT_NE(message.find("HF_HUB_OFFLINE"), std::string::npos) << message;
   for (const fs::path& place :
        {path_dir.path / repo_id / "tokenizer.json", path_dir.path / repo_id / "tokenizer.model",
-        path_dir.path / repo_id / "tiktoken.model", path_dir.path / "models--tinker-local--tiny-sp-1k/refs/main",
+        path_dir.path / repo_id / "tiktoken.model", path_dir.path / "models--tinker-local--tiny-bpe-1k/refs/main",
         path_dir.path / "tokenizer.json", repo_folder() / "refs/main"}) {
     EXPECT_NE(message.find(place.string()), std::string::npos) << place << "\n" << message;
   }
@@ -180,18 +218,18 @@ TEST_F(HubDownload, OfflineWithAnEmptyCacheFailsNamingEveryPlaceLookedAt) {
 }
 
 TEST_F(HubDownload, ABodyCutHalfWayLeavesNoUsableFileAndARetrySucceeds) {
-  FaultRule cut_every_time("tokenizer.model", FaultKind::truncated_body);
+  FaultRule cut_every_time("tokenizer.json", FaultKind::truncated_body);
   cut_every_time.probability = 1.0;  // every attempt, resumptions included
   server->set_faults({cut_every_time});
   const auto e = failure_of([&] { load_tokenizer(TokenizerRef(std::string(repo_id)), env()); });
-  EXPECT_NE(std::string(e.what()).find("tokenizer.model"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("tokenizer.json"), std::string::npos) << e.what();
   std::size_t cut = 0;
   for (const RequestRecord& record : hub_requests()) cut += record.fault == "truncated_body" ? 1 : 0;
   EXPECT_GE(cut, 1u);
 
   // Nothing a search takes for a tokenizer, nothing half-written left behind.
   EXPECT_FALSE(fs::exists(repo_folder() / "refs/main"));
-  EXPECT_FALSE(fs::exists(repo_folder() / "snapshots" / served_commit() / "tokenizer.model"));
+  EXPECT_FALSE(fs::exists(repo_folder() / "snapshots" / served_commit() / "tokenizer.json"));
   EXPECT_TRUE(temporary_files(cache.path).empty());
   const auto offline = failure_of([&] {
     find_tokenizer_file(TokenizerRef(std::string(repo_id)), env({{"HF_HUB_OFFLINE", "1"}}));
@@ -207,7 +245,7 @@ TEST_F(HubDownload, ABodyCutHalfWayLeavesNoUsableFileAndARetrySucceeds) {
 TEST_F(HubDownload, PinnedRevisionsDownloadTheirCommitAndUnknownOnesSayThereIsNoTokenizer) {
   const std::string commit = served_commit();
   const auto tokenizer = load_tokenizer(TokenizerRef(std::string(repo_id), commit), env());
-  EXPECT_EQ(tokenizer->file(), repo_folder() / "snapshots" / commit / "tokenizer.model");
+  EXPECT_EQ(tokenizer->file(), repo_folder() / "snapshots" / commit / "tokenizer.json");
   EXPECT_FALSE(fs::exists(repo_folder() / "refs/main"));  // only a branch name gets a ref
   EXPECT_FALSE(fs::exists(repo_folder() / "refs" / commit));
 
@@ -215,7 +253,7 @@ TEST_F(HubDownload, PinnedRevisionsDownloadTheirCommitAndUnknownOnesSayThereIsNo
   const auto e = failure_of([&] { load_tokenizer(TokenizerRef(std::string(repo_id), unknown), env()); });
   const std::string message = e.what();
   EXPECT_EQ(e.code(), errc::not_found);
-  EXPECT_NE(message.find("has no tokenizer for \"tinker-local/tiny-sp-1k\" at revision " + unknown), std::string::npos)
+  EXPECT_NE(message.find("has no tokenizer for \"tinker-local/tiny-bpe-1k\" at revision " + unknown), std::string::npos)
       << message;
   EXPECT_NE(message.find("RevisionNotFound"), std::string::npos) << message;
 }
@@ -262,15 +300,17 @@ TEST_F(GatedHubDownload, A401NamesHfTokenAndNeverItsValue) {
 }
 
 // TrainingClient::get_tokenizer() reads the process environment: a fresh HF_HUB_CACHE and
-// HF_ENDPOINT for the test, and a tokenizer id of its own, so no earlier load in this process
+// HF_ENDPOINT for the test, and tokenizer ids of its own, so no earlier load in this process
 // (the process-wide cache) or install (the shared hub cache) can answer instead of the Hub.
 class ClientHubDownload : public HubDownload {
  protected:
-  static constexpr const char* own_id = "tinker-local/tiny-sp-1k-hub-client";
+  static constexpr const char* own_id = "tinker-local/tiny-bpe-1k-hub-client";
+  static constexpr const char* own_sp_id = "tinker-local/tiny-sp-1k-hub-client";
 
   local::ServerOptions server_options() const override {
     local::ServerOptions options = fast_server_options();
-    options.tokenizer_id = own_id;
+    options.bpe_tokenizer_id = own_id;
+    options.sp_tokenizer_id = own_sp_id;
     return options;
   }
   void SetUp() override {
@@ -287,8 +327,9 @@ class ClientHubDownload : public HubDownload {
   }
 };
 
-asio::awaitable<std::shared_ptr<const Tokenizer>> tokenizer_of_a_new_model(ServiceClient& service) {
-  const LoraTrainingOptions options(std::string(tiny_model), 4);
+asio::awaitable<std::shared_ptr<const Tokenizer>> tokenizer_of_a_new_model(ServiceClient& service,
+                                                                           std::string base_model) {
+  const LoraTrainingOptions options(std::move(base_model), 4);
   TrainingClient training = co_await service.async_create_lora_training_client(options, use_awaitable);
   std::shared_ptr<const Tokenizer> tokenizer = co_await training.async_get_tokenizer(use_awaitable);
   co_return tokenizer;
@@ -296,13 +337,26 @@ asio::awaitable<std::shared_ptr<const Tokenizer>> tokenizer_of_a_new_model(Servi
 
 TEST_F(ClientHubDownload, TrainingClientGetTokenizerDownloadsFromTheHub) {
   auto service = make_service_client();
-  const auto tokenizer = run(tokenizer_of_a_new_model(*service));
+  const auto tokenizer = run(tokenizer_of_a_new_model(*service, std::string(tiny_model)));
   ASSERT_NE(tokenizer, nullptr);
   EXPECT_EQ(tokenizer->id(), own_id);
+  EXPECT_EQ(tokenizer->format(), TokenizerFormat::tokenizer_json);
+  EXPECT_EQ(tokenizer->file().filename(), "tokenizer.json");
   EXPECT_EQ(tokenizer->file().string().rfind(cache.path.string(), 0), 0u) << tokenizer->file();
   expect_round_trip(*tokenizer);
   EXPECT_FALSE(hub_requests().empty());
   EXPECT_TRUE(fs::is_symlink(tokenizer->file()));
+}
+
+TEST_F(ClientHubDownload, TheSentencePieceModelsTokenizerDownloadsAsSentencePiece) {
+  auto service = make_service_client();
+  const auto tokenizer = run(tokenizer_of_a_new_model(*service, std::string(sp_model)));
+  ASSERT_NE(tokenizer, nullptr);
+  EXPECT_EQ(tokenizer->id(), own_sp_id);
+  EXPECT_EQ(tokenizer->format(), TokenizerFormat::sentencepiece);
+  EXPECT_EQ(tokenizer->file().string().rfind(cache.path.string(), 0), 0u) << tokenizer->file();
+  EXPECT_TRUE(fs::is_symlink(tokenizer->file()));
+  expect_round_trip(*tokenizer);
 }
 
 }  // namespace

@@ -80,9 +80,9 @@ class EngineFixture : public ::testing::Test {
     io.poll();
   }
 
-  void start(std::shared_ptr<const LocalTokenizer> tokenizer = nullptr) {
+  void start(const LocalTokenizers& tokenizers = {}) {
     if (engine) engine->shutdown();
-    engine = std::make_unique<Engine>(io.get_executor(), options, std::move(tokenizer));
+    engine = std::make_unique<Engine>(io.get_executor(), options, tokenizers);
   }
 
   /// Runs the io_context until `future` is ready (bounded: fails the test after 30 s).

@@ -1,5 +1,6 @@
-// The production wiring: an Engine built over the local SentencePiece tokenizer reports its id,
-// sizes the model by its vocabulary and decodes generated tokens for stop strings.
+// The production wiring: an Engine built over the local tokenizers reports each model's tokenizer
+// id (byte-level BPE, SentencePiece for tinker-local/tiny-lm-sp), sizes the model by its
+// vocabulary and decodes generated tokens for stop strings.
 #include "model_engine_test_support.hpp"
 
 namespace tinker::local::test {
@@ -9,10 +10,13 @@ class ModelTokenizerTest : public ModelEngineFixture {
  protected:
   static void SetUpTestSuite() {
     hub_ = new TempDir();
-    tokenizer_ = ensure_tiny_tokenizer(hub_->path());
+    tokenizers_.byte_level_bpe = ensure_tiny_tokenizer(hub_->path(), TinyTokenizer::byte_level_bpe);
+    tokenizers_.sentencepiece = ensure_tiny_tokenizer(hub_->path(), TinyTokenizer::sentencepiece);
+    tokenizer_ = tokenizers_.byte_level_bpe;
   }
   static void TearDownTestSuite() {
     tokenizer_.reset();
+    tokenizers_ = {};
     delete hub_;
   }
 
@@ -25,17 +29,22 @@ class ModelTokenizerTest : public ModelEngineFixture {
   }
 
   static TempDir* hub_;
-  static std::shared_ptr<const LocalTokenizer> tokenizer_;
+  static LocalTokenizers tokenizers_;
+  static std::shared_ptr<const LocalTokenizer> tokenizer_;  // tinker-local/tiny-lm's
 };
 
 TempDir* ModelTokenizerTest::hub_ = nullptr;
+LocalTokenizers ModelTokenizerTest::tokenizers_;
 std::shared_ptr<const LocalTokenizer> ModelTokenizerTest::tokenizer_;
 
 TEST_F(ModelTokenizerTest, GetInfoNamesTheTokenizerAndStopStringsAreDecoded) {
-  start(tokenizer_);
+  start(tokenizers_);
   std::string session = new_session(alice);
   std::string model = new_model(session);
   EXPECT_EQ(engine->get_info(GetInfoRequest(model), alice).model_data.tokenizer_id, tokenizer_->id());
+  EXPECT_EQ(tokenizer_->id(), tiny_bpe_tokenizer_id);
+  std::string sp_model = new_model(session, 1, "tinker-local/tiny-lm-sp");
+  EXPECT_EQ(engine->get_info(GetInfoRequest(sp_model), alice).model_data.tokenizer_id, tiny_sp_tokenizer_id);
 
   // Token ids up to the vocabulary size are valid model input; the next one is not.
   ForwardBackwardInput batch = cross_entropy_batch(1, 3);

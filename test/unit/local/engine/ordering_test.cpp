@@ -141,7 +141,11 @@ TEST_F(OrderingTest, GetInfoReportsTheModelAndTokenizer) {
   GetInfoResponse info = engine->get_info(GetInfoRequest(model), alice);
   EXPECT_EQ(info.model_id, model);
   EXPECT_EQ(info.model_data.model_name, "Qwen/Qwen3-8B");
-  EXPECT_EQ(info.model_data.tokenizer_id, std::string(tiny_tokenizer_id));
+  EXPECT_EQ(info.model_data.tokenizer_id, std::string(tiny_bpe_tokenizer_id));
+  // The catalogue's SentencePiece model reports the other tokenizer.
+  std::string sp_model = new_model(session, 1, "tinker-local/tiny-lm-sp");
+  EXPECT_EQ(engine->get_info(GetInfoRequest(sp_model), alice).model_data.tokenizer_id,
+            std::string(tiny_sp_tokenizer_id));
   EXPECT_TRUE(info.model_data.arch.has_value());
   EXPECT_EQ(info.is_lora, true);
   EXPECT_EQ(info.lora_rank, 4);

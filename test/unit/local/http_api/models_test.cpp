@@ -87,16 +87,36 @@ TEST_F(HttpApiModels, GetInfoReportsTheModelAndItsTokenizer) {
   const json::value& data = field(info, "model_data");
   EXPECT_EQ(string_field(data, "model_name"), "Qwen/Qwen3-8B");  // what get_tokenizer() reads (spec 8.7.2)
   const std::string tokenizer_id = string_field(data, "tokenizer_id");
-  EXPECT_EQ(tokenizer_id, api().server().tokenizer_id());
-  EXPECT_EQ(tokenizer_id, "tinker-local/tiny-sp-1k");
+  EXPECT_EQ(tokenizer_id, api().server().tokenizer_id("Qwen/Qwen3-8B"));
+  EXPECT_EQ(tokenizer_id, "tinker-local/tiny-bpe-1k");
 
   // The tokenizer is installed in the Hugging Face cache layout under that id.
-  const fs::path repo = shared_hf_hub_cache() / "models--tinker-local--tiny-sp-1k";
+  const fs::path repo = shared_hf_hub_cache() / "models--tinker-local--tiny-bpe-1k";
   std::ifstream ref(repo / "refs" / "main");
   std::string revision;
   ASSERT_TRUE(std::getline(ref, revision)) << "no refs/main under " << repo;
-  EXPECT_TRUE(fs::is_regular_file(repo / "snapshots" / revision / "tokenizer.model"));
-  EXPECT_TRUE(fs::equivalent(api().server().tokenizer_file(), repo / "snapshots" / revision / "tokenizer.model"));
+  EXPECT_TRUE(fs::is_regular_file(repo / "snapshots" / revision / "tokenizer.json"));
+  EXPECT_TRUE(
+      fs::equivalent(api().server().tokenizer_file("Qwen/Qwen3-8B"), repo / "snapshots" / revision / "tokenizer.json"));
+}
+
+TEST_F(HttpApiModels, TheSentencePieceModelReportsTheSentencePieceTokenizer) {
+  const std::string session = api().create_session();
+  const std::string model = api().create_model(session, 0, 4, "tinker-local/tiny-lm-sp");
+  const HttpResponse response = api().post("/api/v1/get_info", json::object{{"model_id", model}, {"type", "get_info"}});
+  ASSERT_EQ(response.status, 200) << response.describe();
+  EXPECT_EQ(string_field(field(response.json(), "model_data"), "tokenizer_id"), "tinker-local/tiny-sp-1k");
+  EXPECT_EQ(api().server().tokenizer_id("tinker-local/tiny-lm-sp"), "tinker-local/tiny-sp-1k");
+  EXPECT_EQ(api().server().tokenizer_file("tinker-local/tiny-lm-sp").filename(), "tokenizer.model");
+  // Each tinker-local/ model's name is an alias repo holding its tokenizer (SamplingClient lookups).
+  for (const auto& [alias, file] : {std::pair<std::string, std::string>("tiny-lm", "tokenizer.json"),
+                                    std::pair<std::string, std::string>("tiny-lm-sp", "tokenizer.model")}) {
+    const fs::path repo = shared_hf_hub_cache() / ("models--tinker-local--" + alias);
+    std::ifstream ref(repo / "refs" / "main");
+    std::string revision;
+    ASSERT_TRUE(std::getline(ref, revision)) << "no refs/main under " << repo;
+    EXPECT_TRUE(fs::is_regular_file(repo / "snapshots" / revision / file)) << repo;
+  }
 }
 
 TEST_F(HttpApiModels, UnloadModelThenItsOperationsFail) {

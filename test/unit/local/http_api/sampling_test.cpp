@@ -155,7 +155,7 @@ TEST_F(HttpApiSampling, StopTokenIdsEndTheSequence) {
 TEST_F(HttpApiSampling, StopStringsEndTheSequence) {
   const json::value greedy = sample(sample_body(sampler, next_seq++, prompt, 1, 8, 0.0, std::nullopt));
   const std::vector<std::int64_t> tokens = integers(field(items(greedy, "sequences")[0], "tokens"));
-  const auto tokenizer = ensure_tiny_tokenizer(shared_hf_hub_cache());
+  const auto tokenizer = ensure_tiny_tokenizer(shared_hf_hub_cache(), TinyTokenizer::byte_level_bpe);
   std::string text;
   std::size_t used = 0;
   // The shortest generated prefix whose text has a visible character.

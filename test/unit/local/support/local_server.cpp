@@ -56,12 +56,12 @@ const fs::path& shared_hf_hub_cache() {
 }
 
 int tiny_vocab_size() {
-  static const int size = ensure_tiny_tokenizer(shared_hf_hub_cache())->vocab_size();
+  static const int size = ensure_tiny_tokenizer(shared_hf_hub_cache(), TinyTokenizer::byte_level_bpe)->vocab_size();
   return size;
 }
 
 std::vector<Tokens> corpus_sequences(std::size_t count, std::size_t length) {
-  const auto tokenizer = ensure_tiny_tokenizer(shared_hf_hub_cache());
+  const auto tokenizer = ensure_tiny_tokenizer(shared_hf_hub_cache(), TinyTokenizer::byte_level_bpe);
   const std::vector<TokenId> all = tokenizer->encode(bundled_corpus().substr(0, 20000));
   if (all.size() < count * length) throw std::runtime_error("corpus_sequences: the bundled corpus is too short");
   std::vector<Tokens> out;

@@ -1,4 +1,4 @@
-// Training determinism of the tiny tokenizer and LocalTokenizer's encode/decode.
+// Training determinism of the tiny SentencePiece tokenizer and LocalTokenizer's encode/decode of it.
 #include "local/tokenizer/tokenizer_store.hpp"
 
 #include "local/tokenizer/tokenizer_training.hpp"
@@ -21,7 +21,7 @@ class LocalTokenizerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     hub_ = new TempDir();
-    tokenizer_ = ensure_tiny_tokenizer(hub_->path());
+    tokenizer_ = ensure_tiny_tokenizer(hub_->path(), TinyTokenizer::sentencepiece);
   }
   static void TearDownTestSuite() {
     tokenizer_.reset();

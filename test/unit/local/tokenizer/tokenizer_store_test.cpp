@@ -1,7 +1,8 @@
-// The tiny tokenizer's installation in the Hugging Face cache layout: layout, reuse, corruption,
+// The tiny SentencePiece tokenizer's installation in the Hugging Face cache layout: layout, reuse, corruption,
 // upgrades, concurrent installers and cache directory resolution.
 #include "local/tokenizer/tokenizer_store.hpp"
 
+#include "local/tokenizer/bpe_training.hpp"
 #include "local/tokenizer/tokenizer_training.hpp"
 #include "unit/local/tokenizer/temp_dir.hpp"
 
@@ -47,7 +48,7 @@ void expect_error_naming(const Call& call, const fs::path& path) {
 
 TEST(TinyTokenizerStore, InstallsTheHuggingFaceLayout) {
   TempDir hub;
-  const auto tokenizer = ensure_tiny_tokenizer(hub.path());
+  const auto tokenizer = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   const fs::path repo = hub.path() / repo_folder;
 
   const std::string revision = read_bytes(repo / "refs" / "main");
@@ -61,7 +62,7 @@ TEST(TinyTokenizerStore, InstallsTheHuggingFaceLayout) {
   EXPECT_EQ(directory_names(snapshot), files);
   EXPECT_EQ(tokenizer->model_file(), snapshot / "tokenizer.model");
   EXPECT_EQ(tokenizer->id(), "tinker-local/tiny-sp-1k");
-  EXPECT_EQ(tokenizer->id(), tiny_tokenizer_id);
+  EXPECT_EQ(tokenizer->id(), tiny_sp_tokenizer_id);
 
   detail::SnapshotFiles contents;
   for (const auto& name : files) contents.emplace(name, read_bytes(snapshot / name));
@@ -83,8 +84,8 @@ TEST(TinyTokenizerStore, InstallsTheHuggingFaceLayout) {
 TEST(TinyTokenizerStore, TwoInstallsAreByteIdentical) {
   TempDir first;
   TempDir second;
-  const auto a = ensure_tiny_tokenizer(first.path());
-  const auto b = ensure_tiny_tokenizer(second.path());
+  const auto a = ensure_tiny_tokenizer(first.path(), TinyTokenizer::sentencepiece);
+  const auto b = ensure_tiny_tokenizer(second.path(), TinyTokenizer::sentencepiece);
   EXPECT_EQ(a->model_file().parent_path().filename(), b->model_file().parent_path().filename());
   for (const char* name : {"tokenizer.model", "tokenizer_config.json", "special_tokens_map.json"}) {
     EXPECT_TRUE(read_bytes(a->model_file().parent_path() / name) == read_bytes(b->model_file().parent_path() / name))
@@ -94,7 +95,7 @@ TEST(TinyTokenizerStore, TwoInstallsAreByteIdentical) {
 
 TEST(TinyTokenizerStore, ReusesAnInstalledSnapshotWithoutRewritingOrTraining) {
   TempDir hub;
-  const auto first = ensure_tiny_tokenizer(hub.path());
+  const auto first = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   const fs::path repo = hub.path() / repo_folder;
   // Old timestamps reveal any rewrite; the training counter reveals any retraining.
   const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(24 * 365);
@@ -103,7 +104,7 @@ TEST(TinyTokenizerStore, ReusesAnInstalledSnapshotWithoutRewritingOrTraining) {
   for (const auto& file : files) fs::last_write_time(file, old_time);
   const int runs = detail::tiny_tokenizer_training_runs();
 
-  const auto second = ensure_tiny_tokenizer(hub.path());
+  const auto second = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   EXPECT_EQ(second->model_file(), first->model_file());
   EXPECT_EQ(detail::tiny_tokenizer_training_runs(), runs);
   for (const auto& file : files) EXPECT_EQ(fs::last_write_time(file), old_time) << file;
@@ -121,7 +122,7 @@ TEST(TinyTokenizerStore, ConcurrentInstallersIntoOneEmptyDirectoryMakeOneValidIn
     threads.emplace_back([&, i] {
       start.arrive_and_wait();
       try {
-        results[i] = ensure_tiny_tokenizer(hub.path());
+        results[i] = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
       } catch (const std::exception& e) {
         failures[i] = e.what();
       }
@@ -140,14 +141,14 @@ TEST(TinyTokenizerStore, ConcurrentInstallersIntoOneEmptyDirectoryMakeOneValidIn
     EXPECT_EQ(results[i]->encode("Liberty"), results[0]->encode("Liberty"));
   }
   // And the install is one a later call accepts as is.
-  EXPECT_EQ(ensure_tiny_tokenizer(hub.path())->model_file(), results[0]->model_file());
+  EXPECT_EQ(ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece)->model_file(), results[0]->model_file());
 }
 
 // Runs only inside the children started below (disabled otherwise): installs into $TINKER_TEST_HUB.
 TEST(TinyTokenizerStore, DISABLED_InstallerProcessChild) {
   const char* hub = std::getenv("TINKER_TEST_HUB");
   if (hub == nullptr) GTEST_SKIP() << "runs only as a child of the next test";
-  const auto tokenizer = ensure_tiny_tokenizer(hub);
+  const auto tokenizer = ensure_tiny_tokenizer(hub, TinyTokenizer::sentencepiece);
   std::printf("INSTALLED %s\n", tokenizer->model_file().c_str());
 }
 
@@ -175,52 +176,54 @@ TEST(TinyTokenizerStore, ConcurrentInstallerProcessesMakeOneValidInstall) {
   EXPECT_EQ(directory_names(repo / "refs"), std::vector<std::string>{"main"});
   const fs::path model = repo / "snapshots" / revision / "tokenizer.model";
   for (const auto& output : outputs) EXPECT_NE(output.find("INSTALLED " + model.string()), std::string::npos) << output;
-  EXPECT_EQ(ensure_tiny_tokenizer(hub.path())->model_file(), model);  // valid as installed
+  EXPECT_EQ(ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece)->model_file(),
+            model);  // valid as installed
 }
 
 TEST(TinyTokenizerStore, AcceptsARefWithATrailingNewline) {
   TempDir hub;
-  const auto first = ensure_tiny_tokenizer(hub.path());
+  const auto first = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   const fs::path ref = hub.path() / repo_folder / "refs" / "main";
   write_bytes(ref, read_bytes(ref) + "\n");
-  EXPECT_EQ(ensure_tiny_tokenizer(hub.path())->model_file(), first->model_file());
+  EXPECT_EQ(ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece)->model_file(), first->model_file());
 }
 
 TEST(TinyTokenizerStore, RefusesACorruptModelFileNamingTheSnapshot) {
   TempDir hub;
-  const auto tokenizer = ensure_tiny_tokenizer(hub.path());
+  const auto tokenizer = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   write_bytes(tokenizer->model_file(), read_bytes(tokenizer->model_file()) + "garbage");
-  expect_error_naming([&] { ensure_tiny_tokenizer(hub.path()); }, tokenizer->model_file().parent_path());
+  expect_error_naming([&] { ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece); },
+                      tokenizer->model_file().parent_path());
 }
 
 TEST(TinyTokenizerStore, RefusesAMissingSnapshotFileNamingIt) {
   TempDir hub;
-  const auto tokenizer = ensure_tiny_tokenizer(hub.path());
+  const auto tokenizer = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   const fs::path config = tokenizer->model_file().parent_path() / "tokenizer_config.json";
   fs::remove(config);
-  expect_error_naming([&] { ensure_tiny_tokenizer(hub.path()); }, config);
+  expect_error_naming([&] { ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece); }, config);
 }
 
 TEST(TinyTokenizerStore, RefusesAGarbledRefNamingIt) {
   TempDir hub;
-  ensure_tiny_tokenizer(hub.path());
+  ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   const fs::path ref = hub.path() / repo_folder / "refs" / "main";
   write_bytes(ref, "not-a-revision");
-  expect_error_naming([&] { ensure_tiny_tokenizer(hub.path()); }, ref);
+  expect_error_naming([&] { ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece); }, ref);
 }
 
 TEST(TinyTokenizerStore, ReinstallsWhenTheRefNamesADeletedSnapshot) {
   TempDir hub;
-  const auto first = ensure_tiny_tokenizer(hub.path());
+  const auto first = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   fs::remove_all(first->model_file().parent_path());
-  const auto second = ensure_tiny_tokenizer(hub.path());
+  const auto second = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   EXPECT_EQ(second->model_file(), first->model_file());
   EXPECT_TRUE(fs::is_regular_file(second->model_file()));
 }
 
 TEST(TinyTokenizerStore, ReplacesAnIntactSnapshotTrainedFromOtherInputs) {
   TempDir hub;
-  const auto current = ensure_tiny_tokenizer(hub.path());
+  const auto current = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   const fs::path repo = hub.path() / repo_folder;
   const std::string current_revision = read_bytes(repo / "refs" / "main");
 
@@ -239,7 +242,7 @@ TEST(TinyTokenizerStore, ReplacesAnIntactSnapshotTrainedFromOtherInputs) {
   for (const auto& [name, bytes] : old_files) write_bytes(repo / "snapshots" / old_revision / name, bytes);
   write_bytes(repo / "refs" / "main", old_revision);
 
-  const auto tokenizer = ensure_tiny_tokenizer(hub.path());
+  const auto tokenizer = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece);
   EXPECT_EQ(read_bytes(repo / "refs" / "main"), current_revision);
   EXPECT_EQ(tokenizer->model_file(), current->model_file());
   EXPECT_TRUE(fs::is_directory(repo / "snapshots" / old_revision));  // other revisions are left alone
@@ -250,11 +253,12 @@ TEST(TinyTokenizerStore, ReportsAnUnwritableCacheNamingThePath) {
   // A regular file where a directory should be: fails for every user, root included.
   write_bytes(scratch.path() / "blocker", "");
   const fs::path hub = scratch.path() / "blocker" / "hub";
-  expect_error_naming([&] { ensure_tiny_tokenizer(hub); }, hub / repo_folder);
+  expect_error_naming([&] { ensure_tiny_tokenizer(hub, TinyTokenizer::sentencepiece); }, hub / repo_folder);
 }
 
 TEST(TinyTokenizerStore, RefusesAnEmptyCachePath) {
-  EXPECT_THROW(ensure_tiny_tokenizer(fs::path()), tinker::error);
+  EXPECT_THROW(ensure_tiny_tokenizer(fs::path(), TinyTokenizer::sentencepiece), tinker::error);
+  EXPECT_THROW(ensure_tiny_tokenizer(fs::path(), TinyTokenizer::byte_level_bpe), tinker::error);
 }
 
 TEST(TinyTokenizerStore, LoadRefusesAFileThatIsNotAModelNamingIt) {
@@ -263,6 +267,67 @@ TEST(TinyTokenizerStore, LoadRefusesAFileThatIsNotAModelNamingIt) {
   expect_error_naming([&] { LocalTokenizer::load("x", dir.path() / "tokenizer.model"); },
                       dir.path() / "tokenizer.model");
   expect_error_naming([&] { LocalTokenizer::load("x", dir.path() / "missing.model"); }, dir.path() / "missing.model");
+}
+
+TEST(TinyBpeTokenizerStore, InstallsTokenizerJsonUnderItsIdAndAliasesByteIdenticallyAndOnce) {
+  TempDir first;
+  TempDir second;
+  const std::vector<std::string> aliases{"tinker-local/tiny-lm", "tinker-local/other"};
+  const auto a = ensure_tiny_tokenizer(first.path(), TinyTokenizer::byte_level_bpe, {}, aliases);
+  const auto b = ensure_tiny_tokenizer(second.path(), TinyTokenizer::byte_level_bpe);
+  EXPECT_EQ(a->id(), tiny_bpe_tokenizer_id);
+  EXPECT_EQ(a->kind(), TinyTokenizer::byte_level_bpe);
+  const fs::path repo = first.path() / "models--tinker-local--tiny-bpe-1k";
+  const std::string revision = read_bytes(repo / "refs" / "main");
+  EXPECT_EQ(a->model_file(), repo / "snapshots" / revision / "tokenizer.json");
+  EXPECT_EQ(directory_names(repo / "snapshots" / revision),
+            (std::vector<std::string>{"tokenizer.json", "tokenizer_config.json"}));
+  for (const char* alias : {"models--tinker-local--tiny-lm", "models--tinker-local--other"}) {
+    EXPECT_EQ(read_bytes(first.path() / alias / "refs" / "main"), revision) << alias;
+  }
+  // Same bytes, same revision in another cache (the revision is a hash of the files).
+  EXPECT_EQ(b->model_file().parent_path().filename(), revision);
+  for (const char* name : {"tokenizer.json", "tokenizer_config.json"}) {
+    EXPECT_TRUE(read_bytes(a->model_file().parent_path() / name) == read_bytes(b->model_file().parent_path() / name))
+        << name;
+  }
+  const int runs = detail::tiny_bpe_training_runs();
+  EXPECT_LE(runs, 1);  // once per process at most
+  EXPECT_EQ(ensure_tiny_tokenizer(first.path(), TinyTokenizer::byte_level_bpe)->model_file(), a->model_file());
+  EXPECT_EQ(detail::tiny_bpe_training_runs(), runs);
+}
+
+TEST(TinyBpeTokenizerStore, AnAliasHoldingTheSentencePieceSnapshotMovesToTheBpeOne) {
+  // An older build installed the SentencePiece snapshot under tinker-local/tiny-lm.
+  TempDir hub;
+  const std::vector<std::string> alias{"tinker-local/tiny-lm"};
+  ensure_tiny_tokenizer(hub.path(), TinyTokenizer::sentencepiece, {}, alias);
+  const fs::path repo = hub.path() / "models--tinker-local--tiny-lm";
+  const std::string old_revision = read_bytes(repo / "refs" / "main");
+  const auto bpe = ensure_tiny_tokenizer(hub.path(), TinyTokenizer::byte_level_bpe, {}, alias);
+  const std::string revision = read_bytes(repo / "refs" / "main");
+  EXPECT_NE(revision, old_revision);
+  EXPECT_EQ(revision, bpe->model_file().parent_path().filename());
+  EXPECT_TRUE(fs::is_regular_file(repo / "snapshots" / revision / "tokenizer.json"));
+  EXPECT_TRUE(fs::is_directory(repo / "snapshots" / old_revision));  // other revisions are left alone
+}
+
+TEST(CatalogueTokenizers, EachKindIsInstalledUnderItsIdAndItsTinkerLocalModelsNames) {
+  ServerOptions options;
+  EXPECT_EQ(tokenizer_repos(options, TinyTokenizer::byte_level_bpe),
+            (std::vector<std::string>{"tinker-local/tiny-bpe-1k", "tinker-local/tiny-lm"}));
+  EXPECT_EQ(tokenizer_repos(options, TinyTokenizer::sentencepiece),
+            (std::vector<std::string>{"tinker-local/tiny-sp-1k", "tinker-local/tiny-lm-sp"}));
+  options.catalogue = {CatalogueEntry("acme/tiny", 512)};
+  EXPECT_EQ(tokenizer_repos(options, TinyTokenizer::byte_level_bpe),
+            std::vector<std::string>{"tinker-local/tiny-bpe-1k"});
+  EXPECT_TRUE(tokenizer_repos(options, TinyTokenizer::sentencepiece).empty());
+
+  TempDir hub;
+  const LocalTokenizers tokenizers = ensure_catalogue_tokenizers(hub.path(), options);
+  ASSERT_NE(tokenizers.byte_level_bpe, nullptr);
+  EXPECT_EQ(tokenizers.sentencepiece, nullptr);
+  EXPECT_FALSE(fs::exists(hub.path() / "models--tinker-local--tiny-sp-1k"));
 }
 
 TEST(DefaultHfHubCache, FollowsHuggingFaceHubResolutionOrder) {
