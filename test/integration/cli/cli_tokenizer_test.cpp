@@ -225,10 +225,13 @@ TEST(CliTokenizer, DirectoryUsesTheTokenizerFileInIt) {
   EXPECT_EQ(result.out, "9707 1879\n");
 }
 
+// The model name is one no other test uses: the tokenizer cache is process-wide, and the other
+// tests expect the names of tinker-local's stand-ins to find tinker-local's tokenizers.
 TEST(CliTokenizer, ModelNameIsResolvedThroughTheTokenizerSearch) {
   const std::map<std::string, std::string> variables{{"TINKER_TOKENIZER_PATH", qwen3_dir().string()},
                                                      {"HF_HUB_OFFLINE", "1"}};
-  const CliResult result = run_cli({"tokenizer", "encode", "--tokenizer", "Qwen/Qwen3-8B"}, "Hello world", variables);
+  const CliResult result =
+      run_cli({"tokenizer", "encode", "--tokenizer", "cli-test/Qwen3-from-path"}, "Hello world", variables);
   ASSERT_EQ(result.code, cli::exit_ok) << result.err;
   EXPECT_EQ(result.out, "9707 1879\n");
 }
