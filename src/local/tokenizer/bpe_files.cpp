@@ -1,9 +1,12 @@
-// The Hugging Face files of the byte-level BPE tokenizer, written by hand (not through a JSON
-// library) so their bytes depend on nothing but the trained model: the snapshot's revision is a
-// hash of them and must be the same on every machine.
+// The Hugging Face files of the byte-level BPE tokenizer, written by hand (strings escaped by the
+// SDK's own JSON writer, no DOM) so their bytes depend on nothing but the trained model: the
+// snapshot's revision is a hash of them and must be the same on every machine.
 #include "local/tokenizer/bpe_training.hpp"
 
+#include <tinker/error.hpp>
+
 #include "tokenizer/text/pre_tokenizer.hpp"
+#include "wire/json_writer.hpp"
 
 namespace tinker::local::detail {
 namespace {
@@ -71,28 +74,9 @@ void append_model(std::string& json, const ByteLevelBpe& bpe) {
 }  // namespace
 
 std::string json_string(std::string_view text) {
-  static constexpr char hex_digits[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (byte < 0x20) {
-      out += "\\u00";
-      out += hex_digits[byte >> 4];
-      out += hex_digits[byte & 0xF];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
+  std::string out;
+  wire::JsonWriter writer(out);
+  if (!writer.string(text)) throw error(errc::invalid_argument, "tokenizer.json text is not valid UTF-8");
   return out;
 }
 
