@@ -14,6 +14,7 @@
 namespace tinker::local {
 namespace {
 
+using testing::corpus_lines;
 using testing::TempDir;
 
 // One install shared by the tests of this file (installing is tested in tokenizer_store_test).
@@ -33,17 +34,6 @@ class LocalTokenizerTest : public ::testing::Test {
   static inline TempDir* hub_ = nullptr;
   static inline std::shared_ptr<const LocalTokenizer> tokenizer_;
 };
-
-std::vector<std::string> corpus_lines() {
-  std::vector<std::string> lines;
-  std::string_view rest = bundled_corpus();
-  while (!rest.empty()) {
-    const auto end = rest.find('\n');
-    lines.emplace_back(rest.substr(0, end));
-    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
-  }
-  return lines;
-}
 
 TEST(TinyTokenizerTraining, TrainingTwiceGivesByteIdenticalModels) {
   const auto start = std::chrono::steady_clock::now();

@@ -1,6 +1,8 @@
-// Test helpers: a temporary directory removed on destruction, whole-file reads, and an
-// environment variable override restored on destruction.
+// Test helpers: a temporary directory removed on destruction, whole-file reads, an environment
+// variable override restored on destruction, and the bundled corpus as lines.
 #pragma once
+
+#include "local/tokenizer/tokenizer_store.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +11,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace tinker::local::testing {
 
@@ -67,5 +71,17 @@ class EnvOverride {
   std::string name_;
   std::optional<std::string> old_;
 };
+
+/// The lines of the bundled corpus (the tokenizers' training text).
+inline std::vector<std::string> corpus_lines() {
+  std::vector<std::string> lines;
+  std::string_view rest = bundled_corpus();
+  while (!rest.empty()) {
+    const auto end = rest.find('\n');
+    lines.emplace_back(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+  }
+  return lines;
+}
 
 }  // namespace tinker::local::testing
