@@ -1,6 +1,7 @@
 #include "local/tokenizer/hub_repos.hpp"
 
 #include "local/tokenizer/tokenizer_training.hpp"
+#include "tokenizer/hub_layout.hpp"
 
 #include <tinker/error.hpp>
 
@@ -20,18 +21,6 @@ std::string read_bytes(const fs::path& file) {
   return std::move(bytes).str();
 }
 
-std::string folder_of(std::string_view repo_id) {
-  std::string folder = "models--";
-  for (char c : repo_id) {
-    if (c == '/') {
-      folder += "--";
-    } else {
-      folder += c;
-    }
-  }
-  return folder;
-}
-
 }  // namespace
 
 std::string git_blob_id(std::string_view bytes) {
@@ -42,7 +31,7 @@ std::string git_blob_id(std::string_view bytes) {
 }
 
 HubRepo read_installed_repo(const fs::path& hub_cache, std::string_view repo_id) {
-  const fs::path repo = hub_cache / folder_of(repo_id);
+  const fs::path repo = hub_cache / tokenizer_detail::hub_repo_folder(repo_id);
   HubRepo result;
   result.id = std::string(repo_id);
   result.commit = read_bytes(repo / "refs" / "main");

@@ -22,6 +22,7 @@
 
 #include "local/tokenizer/bpe_training.hpp"
 #include "local/tokenizer/tokenizer_training.hpp"
+#include "tokenizer/hub_layout.hpp"
 
 #include <tinker/error.hpp>
 
@@ -257,19 +258,6 @@ void point_main_at(const fs::path& repo, const std::string& revision) {
   }
 }
 
-// "org/name" -> "models--org--name".
-std::string repo_folder_name(std::string_view id) {
-  std::string folder = "models--";
-  for (char c : id) {
-    if (c == '/') {
-      folder += "--";
-    } else {
-      folder += c;
-    }
-  }
-  return folder;
-}
-
 // Installs the snapshot under `repo` unless an intact one is there; returns its revision.
 // `files` is made (the tokenizer trained) only when needed, at most once across repos.
 std::string ensure_repo(const fs::path& repo, TinyTokenizer kind, const std::string& fingerprint,
@@ -289,12 +277,12 @@ std::shared_ptr<const LocalTokenizer> ensure_installed(const fs::path& hub_cache
                                                        std::string_view id, std::span<const std::string> aliases) {
   const std::string fingerprint = training_fingerprint(kind);
   std::optional<SnapshotFiles> files;
-  const fs::path repo = hub_cache / repo_folder_name(id);
+  const fs::path repo = hub_cache / tokenizer_detail::hub_repo_folder(id);
   const std::string revision = ensure_repo(repo, kind, fingerprint, files);
   for (const std::string& alias : aliases) {
     if (alias == id) continue;
     if (!files) files = read_verified_snapshot(repo, revision, kind);
-    ensure_repo(hub_cache / repo_folder_name(alias), kind, fingerprint, files);
+    ensure_repo(hub_cache / tokenizer_detail::hub_repo_folder(alias), kind, fingerprint, files);
   }
   return LocalTokenizer::load(std::string(id), repo / "snapshots" / revision / tokenizer_file_name(kind), kind);
 }
