@@ -77,7 +77,8 @@ class Tokenizer {
   std::vector<TokenId> encode(std::string_view text, bool add_special_tokens = false) const;
 
   /// `encode` of every text, spread over up to `threads` threads (0: the hardware's count), in
-  /// input order. The first failure is rethrown after every thread has stopped.
+  /// input order. A small batch stays on the calling thread (each extra thread gets at least 64 KiB
+  /// of text). The first failure is rethrown after every thread has stopped.
   std::vector<std::vector<TokenId>> encode_batch(std::span<const std::string> texts, bool add_special_tokens = false,
                                                  unsigned threads = 0) const;
 

@@ -30,18 +30,24 @@ TEST(TokenizerApi, TextThatIsNotUtf8IsRefusedNamingTheByteOffset) {
   }
 }
 
+// Batches of at least 64 KiB per thread are spread over threads; smaller ones stay on the caller.
 TEST(TokenizerApi, EncodeBatchEqualsEncodeInInputOrderOnAnyNumberOfThreads) {
   const auto corpus = test::read_corpus(test::corpus_file("corpus.txt"));
+  std::vector<std::string> texts;
+  for (int copy = 0; copy < 12; ++copy) texts.insert(texts.end(), corpus.begin(), corpus.end());
   std::vector<std::vector<TokenId>> expected;
-  for (const auto& line : corpus) expected.push_back(qwen3()->encode(line, true));
+  for (const auto& text : texts) expected.push_back(qwen3()->encode(text, true));
   for (unsigned threads : {0U, 1U, 2U, 7U}) {
-    EXPECT_EQ(qwen3()->encode_batch(corpus, true, threads), expected) << threads << " threads";
+    EXPECT_EQ(qwen3()->encode_batch(texts, true, threads), expected) << threads << " threads";
   }
+  const std::vector<std::string> small(corpus.begin(), corpus.begin() + 3);
+  const std::vector<std::vector<TokenId>> small_expected(expected.begin(), expected.begin() + 3);
+  EXPECT_EQ(qwen3()->encode_batch(small, true, 4), small_expected);
   EXPECT_TRUE(qwen3()->encode_batch(std::vector<std::string>{}).empty());
 }
 
 TEST(TokenizerApi, EncodeBatchRethrowsTheFailureOfOneText) {
-  std::vector<std::string> texts(50, "fine text");
+  std::vector<std::string> texts(50, std::string(16 * 1024, 'a'));  // enough text for 4 threads
   texts[31] = "bad \xFF byte";
   try {
     (void)qwen3()->encode_batch(texts, false, 4);
