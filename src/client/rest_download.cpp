@@ -17,7 +17,6 @@
 
 #include <tinker/types/checkpoint.hpp>
 
-
 #include <algorithm>
 #include <exception>
 #include <filesystem>

@@ -133,7 +133,8 @@ class Exchange {
   template <class Fields>
   void keep_headers(const Fields& head) {
     for (const std::string& name : request.keep_headers) {
-      const bool known = std::any_of(headers.begin(), headers.end(), [&](const auto& kept) { return kept.first == name; });
+      const bool known =
+          std::any_of(headers.begin(), headers.end(), [&](const auto& kept) { return kept.first == name; });
       if (known) continue;
       const auto it = head.find(name);
       if (it != head.end()) headers.emplace_back(name, std::string(it->value()));
@@ -286,7 +287,8 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
 std::string request_head(const Exchange& exchange, const DownloadTransport& transport, bool ranged,
                          std::uint64_t from_byte) {
   // Nothing but these: a signed URL gets no credentials (the checkpoint archive's signed URL
-  // carries its own; its request has no authorization value), and Accept-Encoding is left out so the bytes counted are the file's own.
+  // carries its own; its request has no authorization value), and Accept-Encoding is left out
+  // so the bytes counted are the file's own.
   const AbsoluteUrl& target = exchange.target;
   std::string head = "GET " + target.path + " HTTP/1.1\r\n";
   append_header_line(head, "Host", target.endpoint.host_header());
