@@ -11,6 +11,19 @@ using tinker::test::hf::expect_matches_reference;
 using tinker::test::hf::TempTokenizerDir;
 
 // Every printable ASCII character, as a token and (with `prefix`) as a continuing token.
+// An added token as tokenizer.json writes it.
+boost::json::object added_token(int id, const char* content, bool single_word, bool lstrip, bool rstrip,
+                                bool normalized, bool special) {
+  return boost::json::object{{"id", id},          {"content", content}, {"single_word", single_word},
+                             {"lstrip", lstrip},  {"rstrip", rstrip},   {"normalized", normalized},
+                             {"special", special}};
+}
+
+// A special added token with no matching options (the usual [CLS], <s>, ...).
+boost::json::object special_token(int id, const char* content) {
+  return added_token(id, content, false, false, false, false, true);
+}
+
 std::vector<std::string> ascii_vocab(const std::string& prefix, const std::string& suffix) {
   std::vector<std::string> vocab{"[UNK]", "[CLS]", "[SEP]"};
   for (char c = '!'; c <= '~'; ++c) {
@@ -75,27 +88,8 @@ TEST(HfComponents, SubwordPrefixUnknownTokensWordPieceDecoderAndRoberta) {
                                                {"trim_offsets", true},
                                                {"add_prefix_space", false}};
   json["decoder"] = boost::json::object{{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", true}};
-  json["added_tokens"] = boost::json::array{boost::json::object{{"id", 0},
-                                                                {"content", "[UNK]"},
-                                                                {"single_word", false},
-                                                                {"lstrip", false},
-                                                                {"rstrip", false},
-                                                                {"normalized", false},
-                                                                {"special", true}},
-                                            boost::json::object{{"id", 1},
-                                                                {"content", "[CLS]"},
-                                                                {"single_word", false},
-                                                                {"lstrip", false},
-                                                                {"rstrip", false},
-                                                                {"normalized", false},
-                                                                {"special", true}},
-                                            boost::json::object{{"id", 2},
-                                                                {"content", "[SEP]"},
-                                                                {"single_word", false},
-                                                                {"lstrip", false},
-                                                                {"rstrip", false},
-                                                                {"normalized", false},
-                                                                {"special", true}}};
+  json["added_tokens"] =
+      boost::json::array{special_token(0, "[UNK]"), special_token(1, "[CLS]"), special_token(2, "[SEP]")};
   auto cases = english_cases;
   cases.emplace_back("[CLS] hello [SEP] world");
   check(json, cases);
@@ -187,20 +181,7 @@ TEST(HfComponents, MetaspaceByteFallbackTemplateAndStripDecoder) {
                {"type", "Replace"}, {"pattern", boost::json::object{{"String", "\xE2\x96\x81"}}}, {"content", " "}},
            boost::json::object{{"type", "ByteFallback"}}, boost::json::object{{"type", "Fuse"}},
            boost::json::object{{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}};
-  json["added_tokens"] = boost::json::array{boost::json::object{{"id", 1},
-                                                                {"content", "<s>"},
-                                                                {"single_word", false},
-                                                                {"lstrip", false},
-                                                                {"rstrip", false},
-                                                                {"normalized", false},
-                                                                {"special", true}},
-                                            boost::json::object{{"id", 2},
-                                                                {"content", "</s>"},
-                                                                {"single_word", false},
-                                                                {"lstrip", false},
-                                                                {"rstrip", false},
-                                                                {"normalized", false},
-                                                                {"special", true}}};
+  json["added_tokens"] = boost::json::array{special_token(1, "<s>"), special_token(2, "</s>")};
   auto cases = english_cases;
   cases.emplace_back("hello</s>hello <s> hello");
   cases.emplace_back("\xF0\x9F\x98\x80 emoji and caf\xC3\xA9");
@@ -218,18 +199,12 @@ TEST(HfComponents, AddedTokenOptions) {
       {"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "always"}, {"split", false}};
   json["decoder"] = boost::json::object{
       {"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "always"}, {"split", false}};
-  const auto added = [](int id, const char* content, bool single_word, bool lstrip, bool rstrip, bool normalized,
-                        bool special) {
-    return boost::json::object{{"id", id},          {"content", content}, {"single_word", single_word},
-                               {"lstrip", lstrip},  {"rstrip", rstrip},   {"normalized", normalized},
-                               {"special", special}};
-  };
   const int base = static_cast<int>(vocab.size());
-  json["added_tokens"] = boost::json::array{added(base, "<mask>", false, true, true, false, true),
-                                            added(base + 1, "cat", true, false, false, false, false),
-                                            added(base + 2, "Dog", false, false, false, true, false),
-                                            added(base + 3, "<sep>", false, false, true, false, true),
-                                            added(base + 4, "<sepx>", false, true, false, false, true)};
+  json["added_tokens"] = boost::json::array{added_token(base, "<mask>", false, true, true, false, true),
+                                            added_token(base + 1, "cat", true, false, false, false, false),
+                                            added_token(base + 2, "Dog", false, false, false, true, false),
+                                            added_token(base + 3, "<sep>", false, false, true, false, true),
+                                            added_token(base + 4, "<sepx>", false, true, false, false, true)};
   check(json, {"a <mask> b", "a    <mask>    b", "cat concat cat_ cats (cat) cat", "DOG dog Dog hotdog",
                "x<sep>   y <sepx>z", "<sep><sep>  <mask><mask>", "  <mask>", "cat", ""});
 }
