@@ -106,12 +106,15 @@ class UnparsedToolCall {
 class Message {
  public:
   Message() = default;
-  Message(std::string role_, std::string text) : role(std::move(role_)) { content.emplace_back(TextPart(std::move(text))); }
-  Message(std::string role_, std::vector<ContentPart> content_) : role(std::move(role_)), content(std::move(content_)) {}
+  Message(std::string role_, std::string text) : role(std::move(role_)) {
+    content.emplace_back(TextPart(std::move(text)));
+  }
+  Message(std::string role_, std::vector<ContentPart> content_)
+      : role(std::move(role_)), content(std::move(content_)) {}
 
   std::string role;
   std::vector<ContentPart> content;
-  std::vector<ToolCall> tool_calls;  ///< assistant messages
+  std::vector<ToolCall> tool_calls;                   ///< assistant messages
   std::vector<UnparsedToolCall> unparsed_tool_calls;  ///< filled by parse_response only
   std::optional<std::string> name;                    ///< tool results: the function's name
   std::optional<std::string> tool_call_id;            ///< tool results: the call they answer
@@ -161,9 +164,9 @@ class SupervisedExample {
   ModelInput model_input;
   std::vector<float> weights;  ///< one per token of model_input
 
-  /// The next-token training datum: input tokens [0, n-1), `target_tokens` [1, n) and `weights`
-  /// [1, n), cut to `max_length` input tokens when given. Throws tinker::error
-  /// (invalid_argument) when the example has fewer than two tokens or a non-text chunk.
+  /// The next-token training datum of the first `max_length` tokens (all when not given): input
+  /// tokens [0, n-1), `target_tokens` [1, n) and `weights` [1, n). Throws tinker::error
+  /// (invalid_argument) when that leaves fewer than two tokens or the example has a non-text chunk.
   Datum to_datum(std::optional<std::size_t> max_length = std::nullopt) const;
 };
 
@@ -217,7 +220,7 @@ class Renderer {
     const Message* previous = nullptr;
     const Message* next = nullptr;
     std::optional<std::size_t> last_user_index;  ///< empty: no user message
-    bool in_last_assistant_turn = false;  ///< at or after the first message after the last user message
+    bool in_last_assistant_turn = false;         ///< at or after the first message after the last user message
   };
 
   /// One message's tokens split for loss masking: `header` (role markup, never trained except

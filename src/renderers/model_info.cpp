@@ -19,7 +19,7 @@ namespace {
 using Names = std::vector<std::string>;
 
 struct KnownModel {
-  std::string_view name;  ///< the service's model name
+  std::string_view name;       ///< the service's model name
   std::string_view renderers;  ///< comma-separated, best first
 };
 
@@ -100,6 +100,8 @@ std::vector<std::string> recommended_renderers(std::string_view model_name) {
                   "\": it is not one the service lists; pick one of renderer_names() with make_renderer");
 }
 
-std::string recommended_renderer(std::string_view model_name) { return recommended_renderers(model_name).front(); }
+std::string recommended_renderer(std::string_view model_name) {
+  return recommended_renderers(model_name).front();
+}
 
 }  // namespace tinker::renderers
