@@ -128,6 +128,15 @@ class Message {
   friend bool operator==(const Message&, const Message&) = default;
 };
 
+/// Reads a conversation in the cookbook's (and OpenAI's) JSON shape: `{"messages": [...]}` or a
+/// bare array of messages. A message has "role" and "content" (a string, or a list of parts
+/// {"type": "text", "text"}, {"type": "thinking", "thinking"}, {"type": "image", "image":
+/// base64, "format"}), and optionally "tool_calls" ([{"id", "function": {"name", "arguments"}}],
+/// arguments as a JSON string or object), "name", "tool_call_id" and "trainable"; a
+/// "reasoning_content" string is read as a leading thinking part. Throws tinker::error
+/// (invalid_argument) naming the JSON path of what is wrong (e.g. "messages[2].content[0].type").
+std::vector<Message> conversation_from_json(std::string_view json);
+
 /// Which tokens of a supervised example carry weight 1 (the rest have 0).
 enum class TrainOn {
   last_assistant_message,        ///< the final message, which must be the assistant's
