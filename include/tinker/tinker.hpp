@@ -8,6 +8,7 @@
 #include <tinker/error.hpp>
 #include <tinker/future.hpp>
 #include <tinker/log.hpp>
+#include <tinker/losses.hpp>
 #include <tinker/rest_client.hpp>
 #include <tinker/sampling_client.hpp>
 #include <tinker/service_client.hpp>
