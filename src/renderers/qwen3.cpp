@@ -1,0 +1,277 @@
+// The Qwen3 families, following the chat template of Qwen/Qwen3-8B's tokenizer_config.json:
+//   <|im_start|>system\n{text}<|im_end|>\n<|im_start|>user\n{text}<|im_end|>\n
+//   <|im_start|>assistant\n<think>\n{reasoning}\n</think>\n\n{text}<|im_end|>
+//
+// qwen3: reasoning is written only on the turn being produced (the assistant messages after the
+// last user message), in a block the template writes on the last message even when it is empty;
+// the template drops it from earlier assistant messages. qwen3_disable_thinking: the template with
+// enable_thinking=false, whose generation prompt ends with the empty block "<think>\n\n</think>\n\n".
+// qwen3_instruct: the 2507 Instruct models, which have no think block at all.
+//
+// Tool calls are <tool_call>\n{"name": ..., "arguments": ...}\n</tool_call> after the text; tool
+// results are <tool_response> blocks in a user message, consecutive results sharing one.
+// Messages are separated by the "\n" after <|im_end|>, which is written as the start of the next
+// message's header so that the last message ends on <|im_end|>, where sampling stops.
+#include "renderers/families.hpp"
+#include "renderers/parsing.hpp"
+
+#include <tinker/error.hpp>
+#include <tinker/tokenizer.hpp>
+
+#include <algorithm>
+#include <array>
+#include <type_traits>
+#include <variant>
+
+namespace tinker::renderers::detail {
+namespace {
+
+enum class ThinkingMode {
+  enabled,   ///< qwen3
+  disabled,  ///< qwen3_disable_thinking
+  absent,    ///< qwen3_instruct
+};
+
+constexpr std::string_view empty_think_block = "<think>\n\n</think>\n\n";
+constexpr std::string_view tool_call_open = "<tool_call>";
+constexpr std::string_view tool_call_close = "</tool_call>";
+
+constexpr std::array<BlockMarkers, 2> response_markers{{
+    {"<think>", "</think>", BlockKind::thinking},
+    {tool_call_open, tool_call_close, BlockKind::tool_call},
+}};
+
+// An assistant message as the template sees it: `reasoning_content` (from the thinking parts) and
+// `content`, or, without thinking parts, reasoning written inline as "<think>...</think>" in the
+// text, which the template splits off the same way.
+class AssistantTurn {
+ public:
+  std::string reasoning;
+  std::string content;
+};
+
+AssistantTurn assistant_turn(const Message& message) {
+  const bool has_thinking_part =
+      std::any_of(message.content.begin(), message.content.end(),
+                  [](const ContentPart& part) { return std::holds_alternative<ThinkingPart>(part); });
+  AssistantTurn turn{message.thinking(), message.text()};
+  const std::size_t close = turn.content.find("</think>");
+  if (has_thinking_part || close == std::string::npos) return turn;
+  const std::string_view text = turn.content;
+  const std::string_view before = rstrip_newlines(text.substr(0, close));
+  const std::size_t open = before.rfind("<think>");
+  const std::string_view reasoning = open == std::string_view::npos ? before : before.substr(open + 7);
+  const std::size_t last_close = text.rfind("</think>");
+  const std::string content(lstrip_newlines(text.substr(last_close + 8)));
+  return AssistantTurn{std::string(lstrip_newlines(reasoning)), content};
+}
+
+std::string framed_reasoning(std::string_view reasoning) {
+  return "<think>\n" + std::string(strip_newlines(reasoning)) + "\n</think>\n\n";
+}
+
+// The calls after the text: a "\n" before the first only when there is text, and between calls.
+// The arguments are written as given, so they must be a JSON object's text.
+std::string tool_calls_text(const std::vector<ToolCall>& calls, bool has_text, std::size_t index) {
+  std::string out;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (const auto problem = json_object_error(calls[i].arguments)) {
+      throw error(errc::invalid_argument, "messages[" + std::to_string(index) + "].tool_calls[" + std::to_string(i) +
+                                              "].arguments: expected a JSON object's text (" + *problem + ")");
+    }
+    if (i > 0 || has_text) out += '\n';
+    out +=
+        "<tool_call>\n{\"name\": \"" + calls[i].name + "\", \"arguments\": " + calls[i].arguments + "}\n</tool_call>";
+  }
+  return out;
+}
+
+class Qwen3Renderer final : public Renderer {
+ public:
+  Qwen3Renderer(TokenizerPtr tokenizer, ThinkingMode mode, std::string_view name)
+      : Renderer(std::move(tokenizer)), mode_(mode), name_(name) {
+    require_token(this->tokenizer(), "<|im_start|>", name_);
+    end_of_turn_ = require_token(this->tokenizer(), "<|im_end|>", name_);
+  }
+
+  std::string_view name() const noexcept override { return name_; }
+
+  StopCondition stop_sequences() const override { return std::vector<TokenId>{end_of_turn_}; }
+
+  // Reasoning leaves the history once a new user message arrives, so only the instruct models
+  // (which never write it) extend their earlier prompts.
+  bool has_extension_property() const noexcept override { return mode_ == ThinkingMode::absent; }
+
+  ParsedResponse parse_response(std::span<const TokenId> tokens) const override;
+
+ protected:
+  RenderedMessage render_message(const Message& message, const RenderContext& context) const override;
+  std::vector<TokenId> generation_header(std::string_view role, const RenderContext& context) const override;
+  SupervisedExample do_build_supervised_example(std::span<const Message> messages, TrainOn train_on) const override;
+
+ private:
+  RenderedMessage render_tool_result(const Message& message, const RenderContext& context) const;
+  RenderedMessage render_assistant(const Message& message, const RenderContext& context) const;
+  static std::string header_text(std::string_view role, const RenderContext& context) {
+    return std::string(context.index > 0 ? "\n" : "") + "<|im_start|>" + std::string(role) + "\n";
+  }
+  // Whether the template frames this assistant message's reasoning: it is after the last user
+  // message (with no user message, nothing is).
+  bool frames(const RenderContext& context) const {
+    return mode_ != ThinkingMode::absent && context.last_user_index && context.index > *context.last_user_index;
+  }
+  void check_no_reasoning_in_produced_turn(std::span<const Message> messages) const;
+
+  ThinkingMode mode_;
+  std::string_view name_;
+  TokenId end_of_turn_ = 0;
+};
+
+Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, const RenderContext& context) const {
+  require_role(message, context.index, {"system", "user", "assistant", "tool"}, name_);
+  require_text_parts(message, context.index, name_, /*thinking_allowed=*/message.role == "assistant");
+  if (message.role == "assistant") return render_assistant(message, context);
+  require_no_tool_calls(message, context.index, name_, "only assistant messages make them");
+  if (message.role == "tool") return render_tool_result(message, context);
+  RenderedMessage rendered;
+  rendered.header = encode(header_text(message.role, context));
+  rendered.output.emplace_back(EncodedTextChunk(encode(message.text() + "<|im_end|>")));
+  return rendered;
+}
+
+// A run of consecutive tool results shares one user message: the first opens it, the last
+// closes it, and a "\n" separates the blocks (written at the end of the earlier block, where the
+// template's text tokenizes it together with the ">").
+Renderer::RenderedMessage Qwen3Renderer::render_tool_result(const Message& message,
+                                                            const RenderContext& context) const {
+  const bool continues_run = context.previous != nullptr && context.previous->role == "tool";
+  const bool run_goes_on = context.next != nullptr && context.next->role == "tool";
+  RenderedMessage rendered;
+  if (!continues_run) rendered.header = encode(header_text("user", context));
+  const std::string block = "<tool_response>\n" + message.text() + "\n</tool_response>";
+  rendered.output.emplace_back(EncodedTextChunk(encode(block + (run_goes_on ? "\n" : "<|im_end|>"))));
+  return rendered;
+}
+
+Renderer::RenderedMessage Qwen3Renderer::render_assistant(const Message& message, const RenderContext& context) const {
+  const AssistantTurn turn = assistant_turn(message);
+  std::string header = header_text("assistant", context);
+  std::string body;
+  if (frames(context) && (context.is_last || !turn.reasoning.empty())) {
+    if (mode_ == ThinkingMode::disabled && turn.reasoning.empty()) {
+      // The generation prompt already wrote the empty block: it belongs to the header.
+      header += empty_think_block;
+    } else {
+      body = framed_reasoning(turn.reasoning);
+    }
+    body += lstrip_newlines(turn.content);
+  } else if (mode_ == ThinkingMode::absent && context.in_last_assistant_turn && !turn.reasoning.empty()) {
+    // The instruct models have no block of their own; reasoning given anyway is written inline.
+    body = "<think>" + turn.reasoning + "</think>" + turn.content;
+  } else {
+    body = turn.content;
+  }
+  body += tool_calls_text(message.tool_calls, !turn.content.empty(), context.index);
+  RenderedMessage rendered;
+  rendered.header = encode(header);
+  rendered.output.emplace_back(EncodedTextChunk(encode(body + "<|im_end|>")));
+  return rendered;
+}
+
+std::vector<TokenId> Qwen3Renderer::generation_header(std::string_view role, const RenderContext& context) const {
+  std::string header = header_text(role, context);
+  if (mode_ == ThinkingMode::disabled && role == "assistant") header += empty_think_block;
+  return encode(header);
+}
+
+// With thinking disabled the prompt closes the think block, which tells the model not to reason:
+// a produced turn that reasons anyway would teach it to reason after being told not to.
+void Qwen3Renderer::check_no_reasoning_in_produced_turn(std::span<const Message> messages) const {
+  std::optional<std::size_t> last_user;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (messages[i].role == "user") last_user = i;
+  }
+  if (!last_user && messages.back().role == "assistant") {
+    throw error(errc::invalid_argument,
+                "messages[" + std::to_string(messages.size() - 1) + "]: " + std::string(name_) +
+                    " cannot train a turn in a conversation without a user message: the template writes no empty "
+                    "think block there, but the generation prompt always does. Add a user message or use qwen3");
+  }
+  for (std::size_t i = last_user ? *last_user + 1 : 0; i < messages.size(); ++i) {
+    if (messages[i].role != "assistant" || assistant_turn(messages[i]).reasoning.empty()) continue;
+    throw error(errc::invalid_argument,
+                "messages[" + std::to_string(i) + "]: " + std::string(name_) +
+                    " has thinking turned off (its generation prompt closes the think block), but this produced "
+                    "turn has reasoning; use the qwen3 renderer, or remove the reasoning");
+  }
+}
+
+SupervisedExample Qwen3Renderer::do_build_supervised_example(std::span<const Message> messages,
+                                                             TrainOn train_on) const {
+  if (mode_ == ThinkingMode::disabled) check_no_reasoning_in_produced_turn(messages);
+  return Renderer::do_build_supervised_example(messages, train_on);
+}
+
+// Cuts at <|im_end|>, then splits reasoning and tool calls out of the text, undoing the
+// framing: the "\n"s around the reasoning and after the block, the "\n" before each call.
+ParsedResponse Qwen3Renderer::parse_response(std::span<const TokenId> tokens) const {
+  const StopSplit split = split_at_stop_token(tokens, end_of_turn_, tokenizer().eos_id());
+  const DecodedText decoded = decode_sampled(tokenizer(), split.body);
+  ParsedResponse parsed;
+  parsed.termination = decoded.all_ids_valid ? split.termination : ParseTermination::malformed;
+  Message& message = parsed.message;
+  message.role = "assistant";
+  const bool unframe = mode_ != ThinkingMode::absent;
+
+  const std::vector<TextBlock> blocks = split_blocks(decoded.text, response_markers);
+  bool after_think_block = false;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const TextBlock& block = blocks[i];
+    const bool before_call = i + 1 < blocks.size() && blocks[i + 1].kind == BlockKind::tool_call;
+    const bool after_call = i > 0 && blocks[i - 1].kind == BlockKind::tool_call;
+    if (block.kind == BlockKind::thinking) {
+      const std::string_view reasoning = unframe ? strip_newlines(block.inner) : block.inner;
+      if (!reasoning.empty()) message.content.emplace_back(ThinkingPart(std::string(reasoning)));
+      after_think_block = unframe;
+      continue;
+    }
+    if (block.kind == BlockKind::tool_call) {
+      std::visit(
+          [&message](auto&& call) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(call)>, ToolCall>) {
+              message.tool_calls.push_back(std::move(call));
+            } else {
+              message.unparsed_tool_calls.push_back(std::move(call));
+            }
+          },
+          read_tool_call_json(block.inner, block.raw));
+      after_think_block = false;
+      continue;
+    }
+    std::string_view text = after_think_block ? lstrip_newlines(block.inner) : block.inner;
+    after_think_block = false;
+    if (before_call && text.ends_with('\n')) text.remove_suffix(1);
+    if (after_call && text == "\n") continue;
+    if (block.unterminated == BlockKind::tool_call) {
+      message.unparsed_tool_calls.push_back(unterminated_tool_call(block.raw, tool_call_open, tool_call_close));
+    }
+    if (!text.empty()) message.content.emplace_back(TextPart(std::string(text)));
+  }
+  return parsed;
+}
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_qwen3(TokenizerPtr tokenizer) {
+  return std::make_unique<Qwen3Renderer>(std::move(tokenizer), ThinkingMode::enabled, "qwen3");
+}
+
+std::unique_ptr<Renderer> make_qwen3_disable_thinking(TokenizerPtr tokenizer) {
+  return std::make_unique<Qwen3Renderer>(std::move(tokenizer), ThinkingMode::disabled, "qwen3_disable_thinking");
+}
+
+std::unique_ptr<Renderer> make_qwen3_instruct(TokenizerPtr tokenizer) {
+  return std::make_unique<Qwen3Renderer>(std::move(tokenizer), ThinkingMode::absent, "qwen3_instruct");
+}
+
+}  // namespace tinker::renderers::detail
