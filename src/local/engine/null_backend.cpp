@@ -3,7 +3,9 @@
 #include "local/engine/backend.hpp"
 #include "local/tokenizer/tokenizer_store.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace tinker::local::engine_detail {
@@ -44,8 +46,16 @@ class NullBackend final : public Backend {
     double loss = 0.0;
     for (const Datum& datum : input.data) {
       auto n = static_cast<std::size_t>(datum.model_input.length());
+      // Shaped like target_tokens when it is there: (N,) or (N, K) for top-k cross-entropy.
+      std::optional<std::vector<std::int64_t>> shape;
+      if (auto targets = datum.loss_fn_inputs.find("target_tokens"); targets != datum.loss_fn_inputs.end()) {
+        shape = targets->second.effective_shape();
+        n = 1;
+        for (std::int64_t extent : *shape) n *= static_cast<std::size_t>(std::max<std::int64_t>(extent, 0));
+        if (shape->size() != 2) shape.reset();
+      }
       LossFnOutput record;
-      record.emplace("logprobs", TensorData(std::vector<float>(n, null_logprob)));
+      record.emplace("logprobs", TensorData(std::vector<float>(n, null_logprob), std::move(shape)));
       output.loss_fn_outputs.push_back(std::move(record));
       // cross_entropy of the fixed logprob: -sum(weights * p), or one per token without weights.
       auto weights = datum.loss_fn_inputs.find("weights");

@@ -26,24 +26,29 @@ ForwardBackwardOutput run(const BaseModel& base, const LoraState::Impl* lora, co
   double total_loss = 0.0;
   for (const DatumInputs& datum : data) {
     const std::size_t n = datum.tokens.size();
+    const std::size_t k = datum.targets_per_position;
     Activations acts(base.arch(), backprop);
     // Backprop needs every position's distribution; a forward pass only the current one.
     std::vector<double> all_logprobs(backprop ? n * static_cast<std::size_t>(vocab) : static_cast<std::size_t>(vocab));
-    std::vector<float> logprobs(n);
-    std::vector<float> losses(n);
-    std::vector<double> dlogprob(n);
+    std::vector<float> logprobs(n * k);
+    std::vector<float> losses(n * k);
+    std::vector<double> dlogprob(n * k);
     for (std::size_t t = 0; t < n; ++t) {
       double* distribution = all_logprobs.data() + (backprop ? t * static_cast<std::size_t>(vocab) : 0);
       step(weights, datum.tokens[t], acts, distribution);
-      const double p = distribution[datum.targets[t]];
-      const TokenLoss loss = token_loss(config, datum, t, p);
-      logprobs[t] = static_cast<float>(p);
-      losses[t] = static_cast<float>(loss.loss);
-      dlogprob[t] = loss.dloss_dlogprob;
-      total_loss += loss.loss;
+      for (std::size_t i = t * k; i < (t + 1) * k; ++i) {
+        const double p = distribution[datum.targets[i]];
+        const TokenLoss loss = token_loss(config, datum, i, p);
+        logprobs[i] = static_cast<float>(p);
+        losses[i] = static_cast<float>(loss.loss);
+        dlogprob[i] = loss.dloss_dlogprob;
+        total_loss += loss.loss;
+      }
     }
     if (backprop) backward(weights, acts, datum.targets, all_logprobs, dlogprob, *weight_grads);
-    const std::vector<std::int64_t> shape{static_cast<std::int64_t>(n)};
+    // Outputs have the shape of target_tokens: (N,) or (N, K).
+    std::vector<std::int64_t> shape{static_cast<std::int64_t>(n)};
+    if (datum.two_dimensional) shape.push_back(static_cast<std::int64_t>(k));
     LossFnOutput record;
     record.emplace("logprobs", TensorData(std::move(logprobs), shape));
     record.emplace("elementwise_loss", TensorData(std::move(losses), shape));

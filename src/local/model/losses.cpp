@@ -1,4 +1,4 @@
-// Validation of forward_backward inputs and the per-token losses of spec 9.4.
+// Validation of forward_backward inputs and the per-token losses.
 #include "local/model/losses.hpp"
 
 #include <tinker/error.hpp>
@@ -50,15 +50,17 @@ double config_value(const ForwardBackwardInput& input, const std::string& key, d
   return it->second;
 }
 
-// The tensor `key` of datum `datum_path`, checked for presence, dtype, structure and length.
-const TensorData& required_tensor(const Datum& datum, const std::string& datum_path, const std::string& key,
-                                  DType dtype, std::size_t length, LossKind kind) {
+const TensorData& find_tensor(const Datum& datum, const std::string& datum_path, const std::string& key,
+                              LossKind kind) {
   auto it = datum.loss_fn_inputs.find(key);
   if (it == datum.loss_fn_inputs.end()) {
     throw UserError(datum_path + ".loss_fn_inputs: missing required key '" + key + "' for loss_fn " + loss_name(kind));
   }
-  const std::string path = datum_path + ".loss_fn_inputs." + key;
-  const TensorData& tensor = it->second;
+  return it->second;
+}
+
+// Checks dtype and structure of the tensor at `path`; returns its shape.
+std::vector<std::int64_t> checked_shape(const TensorData& tensor, const std::string& path, DType dtype) {
   if (tensor.dtype() != dtype) {
     throw UserError(path + ": dtype " + to_string(tensor.dtype()) + ", expected " + to_string(dtype));
   }
@@ -67,19 +69,58 @@ const TensorData& required_tensor(const Datum& datum, const std::string& datum_p
   } catch (const tinker::error& e) {
     throw UserError(e.diag().message.empty() ? std::string(e.what()) : e.diag().message);
   }
-  const std::vector<std::int64_t> shape = tensor.effective_shape();
-  const std::int64_t count = std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
-  if (count != static_cast<std::int64_t>(length)) {
-    throw UserError(path + ": length " + std::to_string(count) + " != model_input length " + std::to_string(length));
+  return tensor.effective_shape();
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// The tensor `key` of datum `datum_path`, checked for presence, dtype, structure and shape.
+const TensorData& required_tensor(const Datum& datum, const std::string& datum_path, const std::string& key,
+                                  DType dtype, const std::vector<std::int64_t>& expected, LossKind kind) {
+  const TensorData& tensor = find_tensor(datum, datum_path, key, kind);
+  const std::string path = datum_path + ".loss_fn_inputs." + key;
+  const std::vector<std::int64_t> shape = checked_shape(tensor, path, dtype);
+  if (shape == expected) return tensor;
+  if (expected.size() == 1) {
+    const std::int64_t count = std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
+    if (shape.size() == 1 || count != expected[0]) {
+      throw UserError(path + ": length " + std::to_string(count) + " != model_input length " +
+                      std::to_string(expected[0]));
+    }
+    return tensor;  // a 1-D input given with another shape of the same size, as before
   }
+  throw UserError(path + ": shape " + shape_text(shape) + " != target_tokens shape " + shape_text(expected));
   return tensor;
 }
 
 std::vector<double> float_input(const Datum& datum, const std::string& datum_path, const std::string& key,
-                                std::size_t length, LossKind kind) {
+                                const std::vector<std::int64_t>& expected, LossKind kind) {
   const std::vector<float> values =
-      required_tensor(datum, datum_path, key, DType::float32, length, kind).to_dense_floats();
+      required_tensor(datum, datum_path, key, DType::float32, expected, kind).to_dense_floats();
   return {values.begin(), values.end()};
+}
+
+// target_tokens: (N,) for every loss, or (N, K) with K >= 1 for cross_entropy (top-k
+// distillation). Returns the shape.
+std::vector<std::int64_t> target_shape(const Datum& datum, const std::string& datum_path, std::size_t n,
+                                       LossKind kind) {
+  const TensorData& tensor = find_tensor(datum, datum_path, "target_tokens", kind);
+  const std::string path = datum_path + ".loss_fn_inputs.target_tokens";
+  const std::vector<std::int64_t> shape = checked_shape(tensor, path, DType::int64);
+  const auto length = static_cast<std::int64_t>(n);
+  if (shape.size() == 1 && shape[0] == length) return shape;
+  if (shape.size() == 2 && shape[0] == length && shape[1] >= 1) {
+    if (kind == LossKind::cross_entropy) return shape;
+    throw UserError(path + ": shape " + shape_text(shape) + "; (N, K) targets are supported by cross_entropy only, " +
+                    loss_name(kind) + " needs (" + std::to_string(n) + ",)");
+  }
+  throw UserError(path + ": shape " + shape_text(shape) + ", expected (" + std::to_string(n) + ",) or, for " +
+                  "cross_entropy, (" + std::to_string(n) + ", K) with K >= 1 (N = model_input length " +
+                  std::to_string(n) + ")");
 }
 
 }  // namespace
@@ -100,6 +141,10 @@ LossConfig parse_loss_config(const ForwardBackwardInput& input) {
   } else {
     throw UserError("loss_fn: unknown loss function '" + name +
                     "' (expected cross_entropy, importance_sampling, ppo, cispo or dro)");
+  }
+  if (config.kind == LossKind::cispo) {
+    config.clip_low = kDefaultCispoClipLow;
+    config.clip_high = kDefaultCispoClipHigh;
   }
   if (config.kind == LossKind::ppo || config.kind == LossKind::cispo) {
     config.clip_low = config_value(input, "clip_low_threshold", config.clip_low);
@@ -151,21 +196,28 @@ std::vector<DatumInputs> validate_data(const ForwardBackwardInput& input, const 
       throw UserError(path + ".model_input: length " + std::to_string(n) + " exceeds the model's max context " +
                       std::to_string(arch.max_context));
     }
-    const std::vector<std::int64_t> targets =
-        required_tensor(datum, path, "target_tokens", DType::int64, n, config.kind).to_dense_ints();
+    const std::vector<std::int64_t> shape = target_shape(datum, path, n, config.kind);
+    parsed.two_dimensional = shape.size() == 2;
+    parsed.targets_per_position = parsed.two_dimensional ? static_cast<std::size_t>(shape[1]) : 1;
+    const std::vector<std::int64_t> targets = datum.loss_fn_inputs.at("target_tokens").to_dense_ints();
     for (std::size_t k = 0; k < targets.size(); ++k) {
       if (targets[k] < 0 || targets[k] >= arch.vocab_size) {
-        throw UserError(index_path(path + ".loss_fn_inputs.target_tokens", k) + ": token id " +
-                        std::to_string(targets[k]) + " is outside the vocabulary [0, " +
+        const std::string where =
+            parsed.two_dimensional
+                ? index_path(index_path(path + ".loss_fn_inputs.target_tokens", k / parsed.targets_per_position),
+                             k % parsed.targets_per_position)
+                : index_path(path + ".loss_fn_inputs.target_tokens", k);
+        throw UserError(where + ": token id " + std::to_string(targets[k]) + " is outside the vocabulary [0, " +
                         std::to_string(arch.vocab_size) + ")");
       }
       parsed.targets.push_back(static_cast<TokenId>(targets[k]));
     }
+    const std::vector<std::int64_t> per_position{static_cast<std::int64_t>(n)};
     if (config.kind == LossKind::cross_entropy) {
-      parsed.weights = float_input(datum, path, "weights", n, config.kind);
+      parsed.weights = float_input(datum, path, "weights", shape, config.kind);
     } else {
-      parsed.sampling_logprobs = float_input(datum, path, "logprobs", n, config.kind);
-      parsed.advantages = float_input(datum, path, "advantages", n, config.kind);
+      parsed.sampling_logprobs = float_input(datum, path, "logprobs", per_position, config.kind);
+      parsed.advantages = float_input(datum, path, "advantages", per_position, config.kind);
     }
     result.push_back(std::move(parsed));
   }

@@ -123,8 +123,9 @@ class LoraState {
 /// loss_fn_inputs per spec 9.4 with their dtypes and lengths, known loss_fn, text-only chunks),
 /// then computes per-token logprobs of the target tokens and the loss. Unless `forward_only`,
 /// adds the loss's gradients to `lora`'s accumulators. Nothing is changed when validation fails.
-/// Output: one record per datum with "logprobs" (float32, [N]) and "elementwise_loss" (float32,
-/// [N]); metrics "loss:sum" (and only `name:reduction` keys).
+/// Output: one record per datum with "logprobs" and "elementwise_loss" (float32, shaped like
+/// target_tokens: [N], or [N, K] for cross_entropy's top-k form); metrics "loss:sum" (and only
+/// `name:reduction` keys).
 ForwardBackwardOutput forward_backward(const BaseModel& base, LoraState& lora, const ForwardBackwardInput& input,
                                        bool forward_only);
 

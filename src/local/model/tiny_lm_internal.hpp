@@ -148,8 +148,9 @@ struct WeightGrads {
   bool has(Target t) const noexcept { return !of[index_of(t)].values.empty(); }
 };
 
-/// Backpropagates dL/dlogprob of each position's target (`dlogprob`, one per position) through a
-/// sequence whose forward pass left `acts` and `logprobs` ([length, V]); adds to `grads`.
+/// Backpropagates dL/dlogprob of each position's targets through a sequence whose forward pass
+/// left `acts` and `logprobs` ([length, V]); adds to `grads`. `targets` and `dlogprob` hold K
+/// entries per position, row-major (K = targets.size() / length; 1 for the usual (N,) targets).
 void backward(const EffectiveWeights& weights, const Activations& acts, const std::vector<TokenId>& targets,
               const std::vector<double>& logprobs, const std::vector<double>& dlogprob, WeightGrads& grads);
 

@@ -105,13 +105,22 @@ void backward(const EffectiveWeights& weights, const Activations& acts, const st
   std::vector<double> dh1(static_cast<std::size_t>(d));
   std::vector<double> dc(attn ? static_cast<std::size_t>(n) * d : 0, 0.0);  // dL/dc_t, per position
 
+  // K targets per position (top-k cross-entropy); 1 for the usual (N,) targets.
+  const std::size_t k = n == 0 ? 1 : targets.size() / static_cast<std::size_t>(n);
   for (int t = 0; t < n; ++t) {
-    const double dlp = dlogprob[t];
-    if (dlp == 0.0) continue;
-    // d logprob[target] / dz = onehot(target) - softmax(z).
+    const double* dlp = dlogprob.data() + static_cast<std::size_t>(t) * k;
+    const TokenId* target = targets.data() + static_cast<std::size_t>(t) * k;
+    double dlp_sum = 0.0;
+    bool any = false;
+    for (std::size_t j = 0; j < k; ++j) {
+      dlp_sum += dlp[j];
+      any = any || dlp[j] != 0.0;
+    }
+    if (!any) continue;
+    // d logprob[target_j] / dz = onehot(target_j) - softmax(z), summed over the K targets.
     const double* lp = logprobs.data() + static_cast<std::size_t>(t) * vocab;
-    kernels::scaled_negative_softmax(lp, dlp, dz.data(), vocab);
-    dz[targets[t]] += dlp;
+    kernels::scaled_negative_softmax(lp, dlp_sum, dz.data(), vocab);
+    for (std::size_t j = 0; j < k; ++j) dz[target[j]] += dlp[j];
     const double* h2 = acts.h2.data() + static_cast<std::size_t>(t) * d;
     if (grads.has(Target::unembed)) add_outer(grads.of[index_of(Target::unembed)], dz.data(), h2);
     if (!mlp_or_attn) continue;

@@ -1,4 +1,5 @@
 // Finite-difference checks of the analytic LoRA gradients for every loss and every trained part.
+#include "local/model/losses.hpp"
 #include "local/model/tiny_lm_internal.hpp"
 #include "unit/local/model/model_test_support.hpp"
 
@@ -127,6 +128,13 @@ TEST_F(TinyLmGradient, CrossEntropy) {
   expect_gradients_match(base, lora, batch);
 }
 
+// Top-k distillation: (N, K) targets and weights, loss -sum w[n,k] logprob(target[n,k]).
+TEST_F(TinyLmGradient, TopKCrossEntropy) {
+  std::vector<Datum> data{topk_datum(random_tokens(31, 9, 61), 3, 61, 1),
+                          topk_datum(random_tokens(32, 6, 61), 1, 61, 2)};
+  expect_gradients_match(base, lora, ForwardBackwardInput(std::move(data), loss_fn::cross_entropy));
+}
+
 TEST_F(TinyLmGradient, ImportanceSampling) {
   expect_gradients_match(base, lora, rl_batch(loss_fn::importance_sampling, {0.3, -0.2, 0.05, -0.6}));
 }
@@ -142,15 +150,20 @@ TEST_F(TinyLmGradient, PpoWithCustomClipThresholds) {
 }
 
 // Where the ratio is clipped, clip(r) is constant, so the loss's own derivative equals the
-// stop-gradient derivative and finite differences of loss:sum check it directly.
+// stop-gradient derivative and finite differences of loss:sum check it directly. With the
+// service's defaults (clip range [0, 4]) only ratios above 4 are clipped.
 TEST_F(TinyLmGradient, CispoWhereTheClipFactorIsConstant) {
-  expect_gradients_match(base, lora, rl_batch(loss_fn::cispo, {0.5, -0.5, 0.7, -0.4}));
+  expect_gradients_match(base, lora, rl_batch(loss_fn::cispo, {1.6, 1.9, 2.2, 1.7}));
+  ForwardBackwardInput two_sided = rl_batch(loss_fn::cispo, {0.5, -0.5, 0.7, -0.4});
+  two_sided.loss_fn_config = LossFnConfig{{"clip_low_threshold", 0.8}, {"clip_high_threshold", 1.2}};
+  expect_gradients_match(base, lora, two_sided);
 }
 
 // Inside the clip range the stop-gradient factor c = r is frozen: the gradient must be that of
-// -sum c A p with c held fixed, i.e. cross_entropy with weights c A.
+// -sum c A p with c held fixed, i.e. cross_entropy with weights c A. Ratios from e^-1.5 to e^1
+// are inside the default range [0, 4] (and many outside the PPO-like [0.8, 1.2]).
 TEST_F(TinyLmGradient, CispoHoldsTheRatioConstantInsideTheClipRange) {
-  const ForwardBackwardInput cispo = rl_batch(loss_fn::cispo, {0.05, -0.1, 0.15, 0.0});
+  const ForwardBackwardInput cispo = rl_batch(loss_fn::cispo, {0.05, -1.5, 1.0, 0.0, -0.6});
   std::vector<Datum> frozen;
   for (const Datum& datum : cispo.data) {
     const auto q = datum.loss_fn_inputs.at("logprobs").floats();
@@ -158,7 +171,9 @@ TEST_F(TinyLmGradient, CispoHoldsTheRatioConstantInsideTheClipRange) {
     const auto p = logprobs_of(forward_backward(base, lora, ForwardBackwardInput({datum}, loss_fn::cispo), true), 0);
     std::vector<float> weights;
     for (std::size_t i = 0; i < p.size(); ++i) {
-      weights.push_back(static_cast<float>(std::clamp(std::exp(double{p[i]} - q[i]), 0.8, 1.2) * advantages[i]));
+      const double ratio = std::exp(double{p[i]} - q[i]);
+      weights.push_back(
+          static_cast<float>(std::clamp(ratio, kDefaultCispoClipLow, kDefaultCispoClipHigh) * advantages[i]));
     }
     LossFnInputs inputs;
     inputs.emplace("target_tokens", datum.loss_fn_inputs.at("target_tokens"));

@@ -57,6 +57,28 @@ inline Datum rl_datum(const std::vector<TokenId>& sequence, std::vector<float> q
   return Datum(ModelInput::from_ints(input), std::move(inputs));
 }
 
+/// A top-k distillation datum: input S[:-1]; K candidate targets per position, the first being
+/// S[t+1] and the others pseudo-random from `seed`; (N, K) weights from `seed` in [-0.5, 1).
+inline Datum topk_datum(const std::vector<TokenId>& sequence, int k, int vocab, std::uint64_t seed) {
+  std::vector<TokenId> input(sequence.begin(), sequence.end() - 1);
+  const auto n = static_cast<std::int64_t>(input.size());
+  Rng rng(seed);
+  std::vector<std::int64_t> targets;
+  std::vector<float> weights;
+  for (std::int64_t t = 0; t < n; ++t) {
+    for (int j = 0; j < k; ++j) {
+      targets.push_back(j == 0 ? sequence[static_cast<std::size_t>(t) + 1]
+                               : static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(vocab)));
+      weights.push_back(static_cast<float>(rng.uniform() * 1.5 - 0.5));
+    }
+  }
+  const std::vector<std::int64_t> shape{n, k};
+  LossFnInputs inputs;
+  inputs.emplace("target_tokens", TensorData(std::move(targets), shape));
+  inputs.emplace("weights", TensorData(std::move(weights), shape));
+  return Datum(ModelInput::from_ints(input), std::move(inputs));
+}
+
 inline std::vector<float> logprobs_of(const ForwardBackwardOutput& out, std::size_t datum) {
   const auto values = out.loss_fn_outputs.at(datum).at("logprobs").floats();
   return {values.begin(), values.end()};

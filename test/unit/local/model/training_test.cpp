@@ -65,7 +65,12 @@ TEST(TinyLmTraining, EveryLossDecreasesItsObjective) {
       data.push_back(
           rl_datum(random_tokens(50 + i, 9, 61), std::vector<float>(8, -4.2f), std::vector<float>(8, advantage)));
     }
-    const ForwardBackwardInput batch(std::move(data), loss);
+    ForwardBackwardInput batch(std::move(data), loss);
+    // cispo's loss value -c p A with the stop-gradient c = clip(r) is no objective once r moves
+    // inside the clip range (the default [0, 4]: c grows with r); with c pinned at 1.2 it is.
+    if (std::string(loss) == loss_fn::cispo) {
+      batch.loss_fn_config = LossFnConfig{{"clip_low_threshold", 0.8}, {"clip_high_threshold", 1.2}};
+    }
     const std::vector<float> p_before = logprobs_of(forward_backward(base, lora, batch, true), 0);
     const double before = loss_sum(forward_backward(base, lora, batch, true));
     const double after = train(base, lora, batch, AdamParams(1e-3), 5);
@@ -74,6 +79,31 @@ TEST(TinyLmTraining, EveryLossDecreasesItsObjective) {
     const std::vector<float> p_after = logprobs_of(forward_backward(base, lora, batch, true), 0);
     EXPECT_GT(p_after[7], p_before[7]) << loss;
   }
+}
+
+// With the service's default clip range [0, 4], cispo still raises the logprobs of tokens with
+// positive advantages and lowers those with negative ones.
+TEST(TinyLmTraining, CispoWithDefaultClipRangeFollowsTheAdvantages) {
+  const BaseModel base("rl", small_arch(61));
+  LoraState lora(base, lora_settings(4, 2));
+  std::vector<Datum> data;
+  for (int i = 0; i < 2; ++i) {
+    const float advantage = i == 1 ? -1.0f : 1.0f;
+    data.push_back(
+        rl_datum(random_tokens(70 + i, 9, 61), std::vector<float>(8, -4.2f), std::vector<float>(8, advantage)));
+  }
+  const ForwardBackwardInput batch(std::move(data), loss_fn::cispo);
+  const ForwardBackwardOutput before = forward_backward(base, lora, batch, true);
+  train(base, lora, batch, AdamParams(1e-3), 5);
+  const ForwardBackwardOutput after = forward_backward(base, lora, batch, true);
+  double raised = 0.0;
+  double lowered = 0.0;
+  for (std::size_t t = 0; t < 8; ++t) {
+    raised += logprobs_of(after, 0)[t] - logprobs_of(before, 0)[t];
+    lowered += logprobs_of(after, 1)[t] - logprobs_of(before, 1)[t];
+  }
+  EXPECT_GT(raised, 0.0);
+  EXPECT_LT(lowered, 0.0);
 }
 
 std::size_t expected_parameter_count(const Architecture& a, const LoraSettings& s) {
