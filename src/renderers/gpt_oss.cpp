@@ -131,8 +131,9 @@ class GptOssRenderer : public Renderer {
         reasoning_effort_(std::move(reasoning_effort)),
         current_date_(std::move(current_date)),
         return_(detail::require_token(this->tokenizer(), kReturn, family())),
-        call_(detail::require_token(this->tokenizer(), kCall, family())) {
-    for (const std::string_view marker : {kStart, kEnd, kMessage, kChannel, kConstrain}) {
+        call_(detail::require_token(this->tokenizer(), kCall, family())),
+        start_(detail::require_token(this->tokenizer(), kStart, family())) {
+    for (const std::string_view marker : {kEnd, kMessage, kChannel, kConstrain}) {
       detail::require_token(this->tokenizer(), marker, family());
     }
   }
@@ -145,7 +146,14 @@ class GptOssRenderer : public Renderer {
     ParsedResponse parsed;
     parsed.message.role = "assistant";
     const std::array<TokenId, 2> stops{return_, call_};
-    const auto stop = std::find_first_of(tokens.begin(), tokens.end(), stops.begin(), stops.end());
+    auto stop = std::find_first_of(tokens.begin(), tokens.end(), stops.begin(), stops.end());
+    // Sampling stops at the first <|call|>; a rendered message with several calls goes on with
+    // the next call's <|start|>, and is read whole.
+    while (stop != tokens.end() && *stop == call_ && stop + 1 != tokens.end() && *(stop + 1) == start_) {
+      const auto next = std::find_first_of(stop + 1, tokens.end(), stops.begin(), stops.end());
+      if (next == tokens.end()) break;
+      stop = next;
+    }
     const detail::DecodedText decoded =
         detail::decode_sampled(tokenizer(), tokens.first(static_cast<std::size_t>(stop - tokens.begin())));
     const std::string& text = decoded.text;
@@ -241,6 +249,7 @@ class GptOssRenderer : public Renderer {
   std::optional<std::string> current_date_;
   TokenId return_;
   TokenId call_;
+  TokenId start_;
 };
 
 }  // namespace

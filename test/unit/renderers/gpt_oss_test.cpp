@@ -152,6 +152,17 @@ TEST(GptOssRenderer, ParsesChannelsAndToolCalls) {
     EXPECT_THAT(parsed.message.tool_calls, ElementsAre(ToolCall("get_weather", "{\"city\": \"NYC\"}")));
   }
 
+  // A rendered message with two calls (sampling would stop after the first) reads whole.
+  Message two_calls("assistant", "");
+  two_calls.tool_calls = {ToolCall("a", "{}"), ToolCall("b", "{\"x\": 1}")};
+  const std::vector<Message> messages{Message("user", "Go"), two_calls};
+  const SupervisedExample example = renderer->build_supervised_example(messages);
+  const std::vector<TokenId> prompt = renderer->build_generation_prompt(std::span(messages).first(1)).to_ints();
+  const std::vector<TokenId> tokens = example.model_input.to_ints();
+  parsed = renderer->parse_response(std::span(tokens).subspan(prompt.size()));
+  EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
+  EXPECT_THAT(parsed.message.tool_calls, ElementsAre(ToolCall("a", "{}"), ToolCall("b", "{\"x\": 1}")));
+
   parsed = renderer->parse_response(tokens_of("Plain text.<|return|>"));
   EXPECT_THAT(parsed.message.content, ElementsAre(ContentPart(TextPart("Plain text."))));
 }
