@@ -110,6 +110,7 @@ class Qwen3Renderer final : public Renderer {
   SupervisedExample do_build_supervised_example(std::span<const Message> messages, TrainOn train_on) const override;
 
  private:
+  RenderedMessage encoded_together(const std::string& header, const std::string& output) const;
   RenderedMessage render_tool_result(const Message& message, const RenderContext& context) const;
   RenderedMessage render_assistant(const Message& message, const RenderContext& context) const;
   static std::string header_text(std::string_view role, const RenderContext& context) {
@@ -133,9 +134,21 @@ Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, 
   if (message.role == "assistant") return render_assistant(message, context);
   require_no_tool_calls(message, context.index, name_, "only assistant messages make them");
   if (message.role == "tool") return render_tool_result(message, context);
+  return encoded_together(header_text(message.role, context), message.text() + "<|im_end|>");
+}
+
+// A message the model does not write, encoded as one text as the template's output is, so text
+// that starts with whitespace tokenizes as it does there (the "\n" ending the header can merge
+// with it); the header is the tokens up to where they stop matching the header alone. An
+// assistant message is encoded in two pieces instead: its header must be the generation
+// prompt's last tokens, after which the model writes.
+Renderer::RenderedMessage Qwen3Renderer::encoded_together(const std::string& header, const std::string& output) const {
+  std::vector<TokenId> tokens = encode(header + output);
+  const std::vector<TokenId> header_alone = encode(header);
+  const auto split = std::mismatch(tokens.begin(), tokens.end(), header_alone.begin(), header_alone.end()).first;
   RenderedMessage rendered;
-  rendered.header = encode(header_text(message.role, context));
-  rendered.output.emplace_back(EncodedTextChunk(encode(message.text() + "<|im_end|>")));
+  rendered.header.assign(tokens.begin(), split);
+  rendered.output.emplace_back(EncodedTextChunk(std::vector<TokenId>(split, tokens.end())));
   return rendered;
 }
 
@@ -146,11 +159,9 @@ Renderer::RenderedMessage Qwen3Renderer::render_tool_result(const Message& messa
                                                             const RenderContext& context) const {
   const bool continues_run = context.previous != nullptr && context.previous->role == "tool";
   const bool run_goes_on = context.next != nullptr && context.next->role == "tool";
-  RenderedMessage rendered;
-  if (!continues_run) rendered.header = encode(header_text("user", context));
   const std::string block = "<tool_response>\n" + message.text() + "\n</tool_response>";
-  rendered.output.emplace_back(EncodedTextChunk(encode(block + (run_goes_on ? "\n" : "<|im_end|>"))));
-  return rendered;
+  return encoded_together(continues_run ? std::string() : header_text("user", context),
+                          block + (run_goes_on ? "\n" : "<|im_end|>"));
 }
 
 Renderer::RenderedMessage Qwen3Renderer::render_assistant(const Message& message, const RenderContext& context) const {
