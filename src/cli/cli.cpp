@@ -190,7 +190,7 @@ int version_command(Format format, std::ostream& out) {
 }  // namespace
 
 int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, const CliEnvironment& env) {
-  CLI::App app("Manage Tinker training runs, checkpoints and sessions; tokenize text.", "tinker");
+  CLI::App app("Manage Tinker training runs, checkpoints and sessions; tokenize text; render chats.", "tinker");
   app.fallthrough();  // -f/--format may also follow the subcommand
   app.require_subcommand(1);
   std::string format_name = "table";
@@ -205,6 +205,7 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   add_session_commands(app, action);
   add_billing_commands(app, action);
   add_tokenizer_commands(app, action);
+  add_render_command(app, action);
 
   const auto usage_error = [&err](const char* what) {
     err << "Error: " << what << "\nRun with --help for more information.\n";

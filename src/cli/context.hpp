@@ -97,6 +97,11 @@ CLI::App& add_command(CLI::App& group, const std::string& name, const std::strin
   });
 }
 
+/// The tokenizer named by a `--tokenizer` option: a tokenizer file, a directory holding one, or a
+/// model name (resolved, found or downloaded as the SDK's get_tokenizer does). Throws CliError
+/// saying why it cannot be loaded.
+std::shared_ptr<const Tokenizer> load_cli_tokenizer(const Context& context, const std::string& spec);
+
 /// Adds `--limit` (0: all, else how many to show) bound to `limit`, showing its default.
 void add_limit_option(CLI::App& command, std::int64_t& limit, const std::string& help);
 
@@ -107,6 +112,7 @@ void add_checkpoint_commands(CLI::App& app, Action& action);
 void add_session_commands(CLI::App& app, Action& action);
 void add_billing_commands(CLI::App& app, Action& action);
 void add_tokenizer_commands(CLI::App& app, Action& action);
+void add_render_command(CLI::App& app, Action& action);
 /// `checkpoint delete` and `checkpoint download` (separate files, same group).
 void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);

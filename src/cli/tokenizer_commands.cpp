@@ -37,14 +37,6 @@ namespace {
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
-class TokenizerOptions {
- public:
-  TokenizerOptions() = default;
-  std::string tokenizer;  // a model name, a tokenizer file or a directory holding one
-  bool add_special_tokens = false;
-  bool skip_special_tokens = false;
-};
-
 // The format of a tokenizer file, from its name as the tokenizer search decides it.
 TokenizerFormat format_of(const fs::path& file) {
   if (file.extension() == ".json") return TokenizerFormat::tokenizer_json;
@@ -79,6 +71,8 @@ std::shared_ptr<const Tokenizer> find_cli_tokenizer(const Context& context, cons
   return get_tokenizer_for(spec, std::nullopt, context.env.lookup ? context.env.lookup : no_variables);
 }
 
+}  // namespace
+
 // The SDK's errors say what went wrong in loading; the generic API-error wording of run() (e.g.
 // "cannot reach the server (TINKER_BASE_URL)" for a failed download) would mislead here.
 std::shared_ptr<const Tokenizer> load_cli_tokenizer(const Context& context, const std::string& spec) {
@@ -88,6 +82,16 @@ std::shared_ptr<const Tokenizer> load_cli_tokenizer(const Context& context, cons
     throw CliError("cannot load the tokenizer '" + spec + "': " + e.what());
   }
 }
+
+namespace {
+
+class TokenizerOptions {
+ public:
+  TokenizerOptions() = default;
+  std::string tokenizer;  // a model name, a tokenizer file or a directory holding one
+  bool add_special_tokens = false;
+  bool skip_special_tokens = false;
+};
 
 // Standard input, read line by line; remembers what it read so plain text can be taken whole.
 class Input {
