@@ -32,12 +32,14 @@ enum class ThinkingMode {
   absent,    ///< qwen3_instruct
 };
 
+constexpr std::string_view think_open = "<think>";
+constexpr std::string_view think_close = "</think>";
 constexpr std::string_view empty_think_block = "<think>\n\n</think>\n\n";
 constexpr std::string_view tool_call_open = "<tool_call>";
 constexpr std::string_view tool_call_close = "</tool_call>";
 
 constexpr std::array<BlockMarkers, 2> response_markers{{
-    {"<think>", "</think>", BlockKind::thinking},
+    {think_open, think_close, BlockKind::thinking},
     {tool_call_open, tool_call_close, BlockKind::tool_call},
 }};
 
@@ -55,15 +57,16 @@ AssistantTurn assistant_turn(const Message& message) {
       std::any_of(message.content.begin(), message.content.end(),
                   [](const ContentPart& part) { return std::holds_alternative<ThinkingPart>(part); });
   AssistantTurn turn{message.thinking(), message.text()};
-  const std::size_t close = turn.content.find("</think>");
+  const std::size_t close = turn.content.find(think_close);
   if (has_thinking_part || close == std::string::npos) return turn;
+  // The template: reasoning is what precedes the first "</think>" (after the last "<think>"
+  // there), content what follows the last one.
   const std::string_view text = turn.content;
   const std::string_view before = rstrip_newlines(text.substr(0, close));
-  const std::size_t open = before.rfind("<think>");
-  const std::string_view reasoning = open == std::string_view::npos ? before : before.substr(open + 7);
-  const std::size_t last_close = text.rfind("</think>");
-  const std::string content(lstrip_newlines(text.substr(last_close + 8)));
-  return AssistantTurn{std::string(lstrip_newlines(reasoning)), content};
+  const std::size_t open = before.rfind(think_open);
+  const std::string_view reasoning = open == std::string_view::npos ? before : before.substr(open + think_open.size());
+  const std::string_view after = text.substr(text.rfind(think_close) + think_close.size());
+  return AssistantTurn{std::string(lstrip_newlines(reasoning)), std::string(lstrip_newlines(after))};
 }
 
 std::string framed_reasoning(std::string_view reasoning) {

@@ -108,6 +108,23 @@ TEST(Qwen3InstructRenderer, GenerationPromptsWithoutReasoningInTheTurnEqualTheTe
   EXPECT_TRUE(result.failures.empty()) << joined(result.failures);
 }
 
+// Reasoning written inline in the text, as "<think>...</think>", is split off as the template does.
+TEST(Qwen3Renderer, InlineReasoningInTextFollowsTheTemplate) {
+  const auto renderer = detail::make_qwen3(qwen3_tokenizer());
+  const std::vector<TestConversation> conversations{
+      {"inline_history",
+       {Message("user", "q1"), Message("assistant", "<think>\nold reasoning\n</think>\n\nold answer"),
+        Message("user", "q2"), Message("assistant", "new answer")}},
+      {"inline_produced_turn",
+       {Message("user", "q"), Message("assistant", "<think>\n\nfirst</think>mid</think>\nlast answer")}},
+  };
+  const auto prompts = test::compare_generation_prompts(*renderer, qwen3_template(), conversations);
+  EXPECT_EQ(prompts.compared, 3u);
+  EXPECT_TRUE(prompts.failures.empty()) << joined(prompts.failures);
+  const auto whole = test::compare_whole_conversations(*renderer, qwen3_template(), conversations, "\n");
+  EXPECT_TRUE(whole.failures.empty()) << joined(whole.failures);
+}
+
 TEST(Qwen3Renderer, FramesTheProducedTurnAndDropsReasoningFromHistory) {
   const auto renderer = detail::make_qwen3(qwen3_tokenizer());
   Message first("assistant", std::vector<ContentPart>{ThinkingPart("one"), TextPart("A")});
