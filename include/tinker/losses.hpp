@@ -220,7 +220,7 @@ TokenLoss kl_to_reference(KlEstimator estimator = KlEstimator::k3);
 
 /// A user term: its value and its derivative with respect to the logprob (both per token), and
 /// the inputs it reads. Throws tinker::error (invalid_argument) for an empty name, a name with
-/// ':', or an empty function.
+/// ':' or the name "loss" (metric names), or an empty function.
 TokenLoss term(std::string name, TokenFunction value, TokenFunction derivative, std::vector<TokenInput> needs = {});
 
 /// Evaluates `loss` on a batch: the summed loss, each datum's gradient, and metrics "loss" (the

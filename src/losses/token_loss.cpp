@@ -93,6 +93,9 @@ void check_term(const Term& term) {
   if (term.name.find(':') != std::string::npos) {
     throw error(errc::invalid_argument, "losses::term: name '" + term.name + "' contains ':' (metric names may not)");
   }
+  if (term.name == "loss") {
+    throw error(errc::invalid_argument, "losses::term: the name 'loss' is taken by the total's metric");
+  }
   if (!term.value || !term.derivative) {
     throw error(errc::invalid_argument, "losses::term: '" + term.name + "' needs both a value and a derivative");
   }

@@ -158,6 +158,7 @@ TEST(TokenLoss, BadInputNamesTheDatumAndField) {
   const auto zero = [](const TokenView&) { return 0.0; };
   expect_invalid([&] { term("a:b", zero, zero); }, {"a:b", "':'"});
   expect_invalid([&] { term("", zero, zero); }, {"empty"});
+  expect_invalid([&] { term("loss", zero, zero); }, {"'loss'"});
   expect_invalid([&] { term("x", zero, nullptr); }, {"derivative"});
   const TokenLoss blows_up = term(
       "blows_up", [](const TokenView& v) { return 1.0 / (v.logprob + 1.0); }, zero);
