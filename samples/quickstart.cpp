@@ -9,14 +9,8 @@
 // Each step submits forward_backward and optim_step back to back and only then awaits both, so
 // the server always has the next operation queued. The program exits with status 1 if the loss
 // did not fall, which is how the test suite runs it.
-#include <tinker/local/server.hpp>
-#include <tinker/tinker.hpp>
+#include "common/sample_support.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/use_future.hpp>
-
-#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -43,30 +37,10 @@ constexpr const char* training_text =
 class Settings {
  public:
   int steps = 30;
-  std::string base_model = "tinker-local/tiny-lm";
+  std::string base_model;
   double learning_rate = 2e-3;
   std::size_t window = 24;  ///< tokens per training example
 };
-
-Settings parse_arguments(int argc, char** argv) {
-  Settings settings;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw std::invalid_argument("missing value after " + flag);
-    const std::string value = argv[++i];
-    if (flag == "--steps") {
-      settings.steps = std::stoi(value);
-    } else if (flag == "--base-model") {
-      settings.base_model = value;
-    } else if (flag == "--learning-rate") {
-      settings.learning_rate = std::stod(value);
-    } else {
-      throw std::invalid_argument("unknown option " + flag + " (known: --steps, --base-model, --learning-rate)");
-    }
-  }
-  if (settings.steps < 2) throw std::invalid_argument("--steps must be at least 2");
-  return settings;
-}
 
 // Next-token examples: overlapping windows of the tokenized text, every target weighted 1.
 std::vector<tinker::Datum> make_batch(const std::vector<tinker::TokenId>& tokens, std::size_t window) {
@@ -151,34 +125,16 @@ asio::awaitable<bool> run_quickstart(tinker::ServiceClient& service, Settings se
 
 }  // namespace
 
-int main(int argc, char** argv) try {
-  const Settings settings = parse_arguments(argc, argv);
-  tinker::ClientOptions client = tinker::ClientOptions::from_environment();
-
-  // No key: train against tinker-local, started here on an ephemeral loopback port.
-  std::unique_ptr<tinker::local::Server> local_server;
-  if (client.api_key.empty() && !client.credential_command) {
-    local_server = std::make_unique<tinker::local::Server>();
-    local_server->start();
-    client.base_url = local_server->base_url();
-    client.api_key = tinker::Secret("tml-quickstart-local");
-    std::cout << "TINKER_API_KEY is not set: using tinker-local at " << client.base_url << "\n";
-  }
-
-  asio::io_context io;
-  bool loss_fell = false;
-  {
-    tinker::ServiceClient service(io.get_executor(), tinker::ServiceClientOptions(client));
-    auto done = asio::co_spawn(io, run_quickstart(service, settings), asio::use_future);
-    while (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) io.run_one();
-    loss_fell = done.get();
-  }
-  io.poll();  // let the client's background work finish its shutdown
-  return loss_fell ? EXIT_SUCCESS : EXIT_FAILURE;
-} catch (const tinker::error& e) {
-  std::cerr << "error: " << e.what() << "\n";
-  return EXIT_FAILURE;
-} catch (const std::exception& e) {
-  std::cerr << "error: " << e.what() << "\n";
-  return EXIT_FAILURE;
+int main(int argc, char** argv) {
+  return samples::guarded_main([&] {
+    const samples::Flags flags(argc, argv, {"--steps", "--base-model", "--learning-rate"});
+    const samples::Backend backend("quickstart");
+    Settings settings;
+    settings.steps = flags.integer("--steps", settings.steps);
+    settings.base_model = backend.base_model(flags);
+    settings.learning_rate = flags.number("--learning-rate", settings.learning_rate);
+    if (settings.steps < 2) throw std::invalid_argument("--steps must be at least 2");
+    return samples::run_async(backend,
+                              [&](tinker::ServiceClient& service) { return run_quickstart(service, settings); });
+  });
 }
