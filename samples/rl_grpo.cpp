@@ -27,6 +27,7 @@
 #include "common/sample_support.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iomanip>
 #include <iostream>
 #include <numeric>
@@ -126,8 +127,11 @@ tinker::Datum policy_datum(const tinker::ModelInput& prompt, const tinker::Sampl
   const std::vector<tinker::TokenId> input(tokens.begin(), tokens.end() - 1);
   const std::vector<tinker::TokenId> targets(tokens.begin() + 1, tokens.end());
 
+  if (!reply.logprobs || reply.logprobs->size() != reply.tokens.size()) {
+    throw tinker::error(tinker::errc::invalid_argument, "a sampled reply came without one logprob per token");
+  }
   std::vector<float> sampling_logprobs(prompt_targets, 0.0f);
-  const std::vector<float>& sampled = reply.logprobs.value();
+  const std::vector<float>& sampled = *reply.logprobs;
   sampling_logprobs.insert(sampling_logprobs.end(), sampled.begin(), sampled.end());
   std::vector<float> advantages(prompt_targets, 0.0f);  // zero advantage: the prompt is not trained
   advantages.resize(targets.size(), static_cast<float>(advantage));

@@ -45,12 +45,34 @@ std::string Flags::text(std::string_view name, std::string fallback) const {
 
 int Flags::integer(std::string_view name, int fallback) const {
   const auto found = values_.find(name);
-  return found == values_.end() ? fallback : std::stoi(found->second);
+  if (found == values_.end()) return fallback;
+  std::size_t used = 0;
+  int value = 0;
+  try {
+    value = std::stoi(found->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != found->second.size()) {
+    throw std::invalid_argument(std::string(name) + ": \"" + found->second + "\" is not an integer");
+  }
+  return value;
 }
 
 double Flags::number(std::string_view name, double fallback) const {
   const auto found = values_.find(name);
-  return found == values_.end() ? fallback : std::stod(found->second);
+  if (found == values_.end()) return fallback;
+  std::size_t used = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(found->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != found->second.size()) {
+    throw std::invalid_argument(std::string(name) + ": \"" + found->second + "\" is not a number");
+  }
+  return value;
 }
 
 Backend::Backend(std::string_view sample_name) : client_(tinker::ClientOptions::from_environment()) {
