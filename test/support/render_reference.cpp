@@ -1,5 +1,6 @@
 #include "support/render_reference.hpp"
 
+#include "support/test_certs.hpp"
 #include "support/tokenizer_reference.hpp"
 
 #include <boost/json/array.hpp>
@@ -8,12 +9,8 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -40,32 +37,6 @@ std::string read_file(const fs::path& file) {
   text << in.rdbuf();
   return text.str();
 }
-
-// A JSON file in the temporary directory, removed when destroyed.
-class TempJsonFile {
- public:
-  explicit TempJsonFile(const std::string& text) {
-    std::string pattern = (fs::temp_directory_path() / "tinker-render-XXXXXX").string() + ".json";
-    const int fd = ::mkstemps(pattern.data(), 5);
-    if (fd < 0) fail("cannot create a temporary file " + pattern + ": " + std::strerror(errno));
-    ::close(fd);
-    path_ = pattern;
-    std::ofstream out(path_, std::ios::binary);
-    out << text;
-    if (!out.flush()) fail("cannot write " + path_.string());
-  }
-  ~TempJsonFile() {
-    std::error_code ignored;
-    fs::remove(path_, ignored);
-  }
-  TempJsonFile(const TempJsonFile&) = delete;
-  TempJsonFile& operator=(const TempJsonFile&) = delete;
-
-  const fs::path& path() const noexcept { return path_; }
-
- private:
-  fs::path path_;
-};
 
 json::value tool_call_json(const renderers::ToolCall& call, ToolArgumentsAs arguments) {
   json::object function{{"name", call.name}};
@@ -135,10 +106,10 @@ std::vector<std::string> render_chat_template(const fs::path& template_file, std
                                  {"add_generation_prompt", entry.add_generation_prompt},
                                  {"variables", json::parse(entry.variables_json)}});
   }
-  const TempJsonFile cases_file(json::serialize(input));
+  const TempFile cases_file(json::serialize(input), ".json");
   const fs::path script = reference_script("chat_template_reference.js");
   const std::vector<std::string> lines =
-      run_node_script(script, {template_file.string(), cases_file.path().string(), npm_node_modules().string()});
+      run_node_script(script, {template_file.string(), cases_file.path(), npm_node_modules().string()});
   if (lines.size() != cases.size()) {
     fail(script.string() + " printed " + std::to_string(lines.size()) + " lines for " + std::to_string(cases.size()) +
          " cases of " + template_file.string());
