@@ -122,14 +122,6 @@ asio::awaitable<std::vector<tinker::Datum>> distillation_data(const tinker::Samp
   co_return data;
 }
 
-// The student's cross-entropy against the teacher's distribution, per distilled token.
-asio::awaitable<double> evaluate(const tinker::TrainingClient& student, const std::vector<tinker::Datum>& data) {
-  const tinker::ForwardBackwardInput input(data, tinker::loss_fn::cross_entropy);
-  auto scoring = co_await student.async_forward(input, tinker::use_awaitable);
-  const tinker::ForwardBackwardOutput output = co_await scoring.async_get(tinker::use_awaitable);
-  co_return samples::mean_nll(data, output);  // the (N, K) weights sum to the mask at each token
-}
-
 // The lowest loss a student can reach: the entropy of the teacher's renormalised top-k
 // distributions, per distilled token (the cross-entropy equals it when the student matches).
 double teacher_entropy(const std::vector<tinker::Datum>& data, int top_k) {
@@ -182,9 +174,11 @@ asio::awaitable<bool> run_distillation(tinker::ServiceClient& service, Settings 
   std::cout << "top-" << settings.top_k << " teacher distributions for " << train_data.size() << " training and "
             << test_data.size() << " held-out conversations\n";
 
-  const double before = co_await evaluate(student, test_data);
+  // The student's cross-entropy against the teacher's distribution, per distilled token (the
+  // (N, K) weights of a token sum to its mask, so mean_nll's per-token mean still applies).
+  const double before = co_await samples::forward_nll(student, test_data);
   co_await distill(student, train_data, settings);
-  const double after = co_await evaluate(student, test_data);
+  const double after = co_await samples::forward_nll(student, test_data);
   const bool fell = after < before;
   std::cout << "held-out loss against the teacher " << std::fixed << std::setprecision(4) << before << " -> " << after
             << (fell ? " (fell)" : " (DID NOT FALL)") << "; its floor, the teacher's entropy, is "

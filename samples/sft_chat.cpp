@@ -47,14 +47,6 @@ std::vector<tinker::Datum> minibatch(const std::vector<tinker::Datum>& data, int
   return batch;
 }
 
-// The mean loss per trained token of `data` under the current weights, without training.
-asio::awaitable<double> evaluate(const tinker::TrainingClient& training, const std::vector<tinker::Datum>& data) {
-  const tinker::ForwardBackwardInput input(data, tinker::loss_fn::cross_entropy);
-  auto scoring = co_await training.async_forward(input, tinker::use_awaitable);
-  const tinker::ForwardBackwardOutput output = co_await scoring.async_get(tinker::use_awaitable);
-  co_return samples::mean_nll(data, output);
-}
-
 asio::awaitable<void> train(const tinker::TrainingClient& training, const std::vector<tinker::Datum>& data,
                             const Settings& settings) {
   for (int step = 0; step < settings.steps; ++step) {
@@ -107,10 +99,10 @@ asio::awaitable<bool> run_sft(tinker::ServiceClient& service, Settings settings)
   const std::vector<tinker::Datum> test_data = samples::supervised_data(*renderer, settings.test);
   std::cout << train_data.size() << " training and " << test_data.size() << " held-out conversations\n";
 
-  const double before = co_await evaluate(training, test_data);
+  const double before = co_await samples::forward_nll(training, test_data);
   std::cout << "held-out loss before training " << std::fixed << std::setprecision(4) << before << "\n";
   co_await train(training, train_data, settings);
-  const double after = co_await evaluate(training, test_data);
+  const double after = co_await samples::forward_nll(training, test_data);
 
   co_await ask(training, *renderer, settings.test.front());
   const bool fell = after < before;

@@ -160,6 +160,14 @@ double mean_nll(const std::vector<tinker::Datum>& data, const tinker::ForwardBac
   return weight == 0.0 ? 0.0 : loss / weight;
 }
 
+boost::asio::awaitable<double> forward_nll(const tinker::TrainingClient& training,
+                                           const std::vector<tinker::Datum>& data) {
+  const tinker::ForwardBackwardInput input(data, tinker::loss_fn::cross_entropy);
+  auto scoring = co_await training.async_forward(input, tinker::use_awaitable);
+  const tinker::ForwardBackwardOutput output = co_await scoring.async_get(tinker::use_awaitable);
+  co_return mean_nll(data, output);
+}
+
 double linear_decay(double base, int step, int steps) {
   return base * (1.0 - static_cast<double>(step) / static_cast<double>(steps));
 }

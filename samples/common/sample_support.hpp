@@ -89,6 +89,11 @@ std::vector<tinker::Datum> supervised_data(const tinker::renderers::Renderer& re
 /// read from each datum's `weights` input.
 double mean_nll(const std::vector<tinker::Datum>& data, const tinker::ForwardBackwardOutput& output);
 
+/// mean_nll of `data` under the training client's current weights: a forward pass (no
+/// gradients) with the cross-entropy loss.
+boost::asio::awaitable<double> forward_nll(const tinker::TrainingClient& training,
+                                           const std::vector<tinker::Datum>& data);
+
 /// Linear decay from `base` at step 0 to base / steps at the last step (the cookbook's "linear"
 /// schedule: lr * (1 - step / steps)).
 double linear_decay(double base, int step, int steps);
