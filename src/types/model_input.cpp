@@ -20,7 +20,7 @@ bool read_varint(const std::vector<std::uint8_t>& bytes, std::size_t& pos, std::
 }  // namespace
 
 std::int64_t DmelChunk::length() const {
-  // TensorContainer header (spec 9.1): [0xFE constant marker] dtype(0..7) ndim shape[0..ndim).
+  // TensorContainer header: [0xFE constant marker] dtype(0..7) ndim shape[0..ndim); length = shape[0].
   std::size_t pos = 0;
   if (pos < dmel.size() && dmel[pos] == 0xFE) ++pos;
   if (pos >= dmel.size() || dmel[pos] > 7) throw error(errc::invalid_argument, "dmel: invalid TensorContainer dtype");

@@ -1,5 +1,5 @@
 // base64url (RFC 4648 section 5) without padding on output; padding optional on input. Shared by
-// the SDK (JWT payloads, spec 2.4) and tinker-local (the JWTs it mints).
+// the SDK (JWT payloads, doc/protocol.md#authentication) and tinker-local (the JWTs it mints).
 #pragma once
 
 #include <optional>

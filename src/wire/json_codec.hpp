@@ -4,10 +4,12 @@
 // visitors give that list its meaning:
 //   v.req(name, member)      required on decode; always written on encode
 //   v.opt(name, member)      may be absent on decode (keeps the default); written on encode
-//                            unless it is an empty std::optional (spec 1.4: omit nulls, keep defaults)
+//                            unless it is an empty std::optional (omit nulls, keep defaults:
+//                            doc/protocol.md#json-encoding)
 //   v.nullable(name, member) an std::optional written as explicit null when empty
 //   v.tag(name, literal)     a discriminator: always written; checked on decode when present
-//   v.strict()               on decode, unknown keys are an error (billing event_info, spec 1.5)
+//   v.strict()               on decode, unknown keys are an error (billing event_info, the one
+//                            response type that forbids them: doc/protocol.md#json-encoding)
 // Scalars, containers and special types are handled by the `write_json`/`read_json` overloads
 // below and in json_codec_core.cpp.
 #pragma once

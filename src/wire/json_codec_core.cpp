@@ -317,7 +317,8 @@ TINKER_ENUM_CODEC(TelemetryEventKind, event_kinds);
 TINKER_ENUM_CODEC(Severity, severities);
 #undef TINKER_ENUM_CODEC
 
-// Spec 6.3 / 4.2: unrecognised queue states and error categories mean "unknown", not an error.
+// Unrecognised queue states and error categories mean "unknown", not an error, so a newer server's
+// values do not break an older client (doc/protocol.md#futures, doc/protocol.md#errors).
 void write_json(JsonEncoder& e, QueueState value) {
   (void)e.writer().string(queue_states.name(value));
 }

@@ -14,7 +14,7 @@ namespace tinker::wire {
 namespace json = boost::json;
 
 // ---------------------------------------------------------------------------------------------
-// TensorData (spec 9.2)
+// TensorData (doc/protocol.md#core-types): dense, or sparse CSR with crow/col indices
 
 void write_json(JsonEncoder& e, const TensorData& t) {
   if (!e.lenient()) {
@@ -141,7 +141,7 @@ void read_json(const json::value& v, const Path& p, billing::EventInfo& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SamplingParams.stop: a string, a list of strings, or a list of token ids (spec 9.10).
+// SamplingParams.stop: a string, a list of strings, or a list of token ids.
 
 void write_json(JsonEncoder& e, const StopCondition& value) {
   std::visit([&](const auto& alternative) { write_json(e, alternative); }, value);
@@ -175,7 +175,7 @@ void read_json(const json::value& v, const Path& p, TopkEntry& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ForwardBackwardRequest: JSON form of spec 8.7.4.
+// ForwardBackwardRequest: its JSON form (doc/protocol.md#endpoints, forward_backward).
 
 void write_json(JsonEncoder& e, const ForwardBackwardRequest& value) {
   if (value.forward_only && !e.lenient()) {

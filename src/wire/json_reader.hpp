@@ -2,8 +2,8 @@
 //
 // Documents are parsed into a Boost.JSON DOM by our own handler, which re-reads every
 // floating-point literal with std::from_chars: Boost.JSON 1.81's own parser is 1 ulp off on ~10%
-// of 17-digit doubles (architecture rule 6). Decoders walk the DOM with a `Path` that lives on
-// the stack and is only turned into text when an error is reported.
+// of 17-digit doubles (doc/architecture.md#toolchain-rules). Decoders walk the DOM with a `Path`
+// that lives on the stack and is only turned into text when an error is reported.
 #pragma once
 
 #include <boost/json/storage_ptr.hpp>

@@ -8,7 +8,7 @@
 
 namespace tinker {
 
-// --- model input, datum, forward/backward (spec 9.1-9.6) -------------------------------------
+// --- model input, datum, forward/backward (doc/protocol.md#core-types) -----------------------
 
 template <class V>
 void wire_fields(V& v, EncodedTextChunk& x) {
@@ -63,7 +63,7 @@ void wire_fields(V& v, ForwardBackwardOutput& x) {
   v.req("metrics", x.metrics);
 }
 
-// --- training (spec 8.7, 8.8, 9.8, 9.9) -----------------------------------------------------
+// --- training (doc/protocol.md#endpoints, #core-types) --------------------------------------
 
 template <class V>
 void wire_fields(V& v, AdamParams& x) {
@@ -209,7 +209,7 @@ void wire_fields(V& v, SaveWeightsForSamplerResponse& x) {
   v.tag("type", "save_weights_for_sampler");
 }
 
-// --- sampling (spec 8.9, 9.10, 9.11) --------------------------------------------------------
+// --- sampling (doc/protocol.md#endpoints, #core-types) --------------------------------------
 
 template <class V>
 void wire_fields(V& v, SamplingParams& x) {
@@ -251,7 +251,7 @@ void wire_fields(V& v, SampleResponse& x) {
   v.opt("prompt_cache_hit_tokens", x.prompt_cache_hit_tokens);
 }
 
-// --- futures (spec 6, 9.7) ------------------------------------------------------------------
+// --- futures (doc/protocol.md#futures) ------------------------------------------------------
 
 template <class V>
 void wire_fields(V& v, UntypedAPIFuture& x) {
@@ -285,7 +285,7 @@ void wire_fields(V& v, RequestFailedResponse& x) {
   v.opt("category", x.category);
 }
 
-// --- checkpoints and runs (spec 8.12, 9.12, 9.13) -------------------------------------------
+// --- checkpoints and runs (doc/rest.md, doc/protocol.md#core-types) -------------------------
 
 template <class V>
 void wire_fields(V& v, Checkpoint& x) {
@@ -357,7 +357,7 @@ void wire_fields(V& v, WeightsInfoResponse& x) {
   v.opt("train_attn", x.train_attn);
 }
 
-// --- bootstrap and sessions (spec 8.1-8.6, 8.12.11-8.12.15) ---------------------------------
+// --- bootstrap and sessions (doc/protocol.md#bootstrap-and-lifecycle, doc/rest.md) ----------
 
 template <class V>
 void wire_fields(V& v, ClientConfigRequest& x) {
@@ -488,7 +488,7 @@ void wire_fields(V& v, GetSamplerResponse& x) {
   v.opt("model_path", x.model_path);
 }
 
-// --- telemetry, audit, billing, whoami (spec 8.11, 8.12.16-18, 15) --------------------------
+// --- telemetry, audit, billing, whoami (doc/protocol.md#telemetry, doc/rest.md) -------------
 
 template <class V>
 void wire_fields(V& v, TelemetryEvent& x) {
@@ -562,8 +562,8 @@ void wire_fields(V& v, WhoamiResponse& x) {
   v.opt("email", x.email);
 }
 
-// Billing event_info variants: a tagged union on `type` whose members reject unknown fields
-// (spec 8.12.17).
+// Billing event_info variants of GET billing/usage/events (doc/rest.md): a tagged union on `type`
+// whose members reject unknown fields.
 namespace billing {
 template <class V>
 void wire_fields(V& v, Training& x) {

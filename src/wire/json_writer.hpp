@@ -1,8 +1,8 @@
 // A compact JSON writer appending to a std::string: no DOM, no per-element allocation.
 //
-// Boost.JSON's serializer writes 0.7 as 7E-1 and widens floats to 17 digits (architecture rule
-// 6), so numbers are written with std::to_chars in their shortest round-trip form instead: a
-// float32 written here and read back as float32 is bit-identical.
+// Boost.JSON's serializer writes 0.7 as 7E-1 and widens floats to 17 digits
+// (doc/architecture.md#toolchain-rules), so numbers are written with std::to_chars in their
+// shortest round-trip form instead: a float32 written here and read back as float32 is bit-identical.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +55,7 @@ class JsonWriter {
 /// True if `text` is valid UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
 bool is_valid_utf8(std::string_view text) noexcept;
 
-/// Standard base64 with padding (spec 1.4: `bytes` fields).
+/// Standard base64 with padding, the encoding of `bytes` fields (doc/protocol.md#json-encoding).
 std::string base64_encode(std::span<const std::uint8_t> bytes);
 /// Returns false if `text` is not valid padded base64.
 bool base64_decode(std::string_view text, std::string& out);

@@ -1,4 +1,4 @@
-// Protobuf codec (spec 17): public entry points and the helpers shared by the per-message files.
+// Protobuf codec (doc/protocol.md#protobuf): public entry points and the helpers shared by the per-message files.
 #include "wire/proto_codec_internal.hpp"
 
 #include "types/tensor_checks.hpp"

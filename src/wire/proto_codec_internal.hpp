@@ -1,4 +1,4 @@
-// Shared pieces of the protobuf codec (spec 17): field paths, little-endian arrays, dtypes,
+// Shared pieces of the protobuf codec (doc/protocol.md#protobuf): field paths, little-endian arrays, dtypes,
 // tensor checks, parse/serialize. Internal to src/wire/proto_codec*.cpp.
 #pragma once
 

@@ -1,4 +1,4 @@
-// ForwardBackwardOutput <-> tinker_public.ForwardBackwardOutput (spec 17.1, 17.3).
+// ForwardBackwardOutput <-> tinker_public.ForwardBackwardOutput (doc/protocol.md#protobuf).
 //
 // On the wire the per-datum outputs are transposed: one ArrayRecord holds, for each output key,
 // one BatchedTensor with every datum's values concatenated and byte offsets delimiting them.
@@ -21,7 +21,7 @@ std::span<const std::int64_t> trailing_dims(const TensorData& tensor) {
 }
 
 // A record needs the same keys, dtypes and trailing shapes for all its datums; a datum that
-// differs starts a new record (the reader concatenates records, spec 17.3).
+// differs starts a new record (a reader concatenates the records in order).
 bool same_layout(const LossFnOutput& a, const LossFnOutput& b) {
   if (a.size() != b.size()) return false;
   for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {

@@ -1,4 +1,4 @@
-// ForwardBackwardRequest <-> tinker_public.ForwardBackwardRequest (spec 17.1, 17.2).
+// ForwardBackwardRequest <-> tinker_public.ForwardBackwardRequest (doc/protocol.md#protobuf).
 //
 // The SDK encodes it (Python SDK 0.25 always sends forward_backward as protobuf); tinker-local
 // decodes it, so the decoder is strict: every length is checked and errors name the field.
@@ -128,8 +128,8 @@ std::size_t chunk_size(const ModelInputChunk& chunk, const Path& path) {
     }
     std::size_t operator()(const ImageAssetPointerChunk&) const {
       encode_fail(path,
-                  "image_asset_pointer chunks cannot be encoded in protobuf (spec 9.1); send image bytes "
-                  "in an image chunk or use the JSON encoding");
+                  "image_asset_pointer chunks cannot be encoded in protobuf (its schema has no such chunk); "
+                  "send image bytes in an image chunk or use the JSON encoding");
     }
     std::size_t operator()(const DmelChunk& dmel) const { return len_field(3, bytes_field(1, dmel.dmel.size())); }
   };

@@ -1,4 +1,4 @@
-// SampleResponse <-> tinker_public.SampleResponse (spec 17.1, 17.3).
+// SampleResponse <-> tinker_public.SampleResponse (doc/protocol.md#protobuf).
 #include "wire/proto_codec_internal.hpp"
 
 #include <algorithm>
@@ -12,8 +12,8 @@ namespace {
 
 using google::protobuf::Arena;
 
-// An empty top-k cell (spec 17.1). A row is null iff its first cell is empty; otherwise empty
-// cells may only pad its end.
+// The sentinel (token 0, logprob -99999) that marks an empty top-k cell. A row is null iff its first cell is empty;
+// otherwise empty cells may only pad its end.
 constexpr TokenId kSentinelToken = 0;
 constexpr float kSentinelLogprob = -99999.0F;
 
@@ -150,7 +150,7 @@ SampleResponse decode_sample(std::string_view bytes) {
   for (int i = 0; i < msg->sequences_size(); ++i) {
     out.sequences.push_back(decode_sequence(msg->sequences(i), Path("sequences", i)));
   }
-  // Empty bytes mean "not requested", exactly like an absent field (spec 17.3).
+  // Empty bytes mean "not requested", exactly like an absent field.
   if (!msg->prompt_logprobs().empty()) out.prompt_logprobs = decode_prompt_logprobs(msg->prompt_logprobs());
   if (msg->has_topk_prompt_logprobs()) {
     const pb::TopkPromptLogprobs& topk = msg->topk_prompt_logprobs();

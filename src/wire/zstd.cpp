@@ -1,4 +1,4 @@
-// zstd framing of protobuf request bodies (`Content-Encoding: zstd`, spec 17.2).
+// zstd framing of protobuf request bodies (`Content-Encoding: zstd`, doc/protocol.md#protobuf).
 #include <tinker/codec.hpp>
 #include <tinker/error.hpp>
 
