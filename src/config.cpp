@@ -1,4 +1,4 @@
-// Client options: environment parsing (spec 1.1) and validation.
+// Client options: environment parsing (TINKER_* variables, doc/protocol.md#transport) and validation.
 //
 // Every failure is a `tinker::error(errc::invalid_configuration, ...)` whose message names the
 // variable or option. Messages about the API key are fixed strings: they never contain the key or
@@ -97,8 +97,8 @@ bool is_valid_port(std::string_view port) noexcept {
   return ec == std::errc{} && end == port.data() + port.size() && value >= 1 && value <= 65535;
 }
 
-// Returns what is wrong with a base URL, or an empty string. A path prefix is allowed (spec 1.1);
-// a query or fragment is not, because request paths are appended to the base URL.
+// Returns what is wrong with a base URL, or an empty string. A path prefix is allowed (the service
+// may be mounted under one); a query or fragment is not, because request paths are appended to it.
 std::string base_url_problem(std::string_view text) {
   const auto parsed = boost::urls::parse_uri(text);
   if (!parsed) return "must be an absolute http:// or https:// URL";
@@ -213,7 +213,7 @@ void validate_credentials(const ClientOptions& options, bool require_credential)
   if (require_credential && options.api_key.empty() && !has_command) {
     fail("no API key: set TINKER_API_KEY or ClientOptions::api_key (or TINKER_CREDENTIAL_CMD)");
   }
-  // These travel as header values (spec 1.1); CR/LF there would inject headers.
+  // These travel as header values (CF-Access-Client-Id/-Secret); CR/LF there would inject headers.
   if (options.cloudflare_access_client_id) {
     require(!has_control_char(*options.cloudflare_access_client_id), "cloudflare_access_client_id",
             "must not contain control characters");

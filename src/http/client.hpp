@@ -1,6 +1,6 @@
 // The SDK's HTTP client: keep-alive connection pools per origin and purpose, TLS, proxies,
-// timeouts and retry layer 1 (spec 5.1). Everything runs on one io_context thread; the client
-// must be used (and destroyed) on that thread.
+// timeouts and retry layer 1 (doc/protocol.md#layer-1-transport). Everything runs on one
+// io_context thread; the client must be used (and destroyed) on that thread.
 #pragma once
 
 #include "http/clock.hpp"
@@ -72,10 +72,10 @@ class HttpClient {
   const ClientOptions& options() const noexcept;
 
   /// Replaces the credential sent in X-API-Key from the next request on (a JWT from
-  /// auth/token, spec 2.4, or a credential command's output). Requests already assembled keep
-  /// the old one. Every credential this client ever had (options().api_key included) stays
-  /// redacted from diagnostics. Throws tinker::error (invalid_configuration) if it contains a
-  /// line break; the credential is then unchanged.
+  /// auth/token or a credential command's output, doc/protocol.md#authentication). Requests
+  /// already assembled keep the old one. Every credential this client ever had
+  /// (options().api_key included) stays redacted from diagnostics. Throws tinker::error
+  /// (invalid_configuration) if it contains a line break; the credential is then unchanged.
   void set_credential(Secret credential);
   Clock& clock() const noexcept;
 

@@ -246,7 +246,8 @@ asio::awaitable<AttemptResult> attempt_on(Stream& stream, Connection& connection
 
   bhttp::response_parser<bhttp::buffer_body> parser;
   parser.header_limit(header_limit);
-  // Explicit (architecture rule 5): no limit, the body goes to a file in constant memory and
+  // Explicit, as every parser's body limit is (Beast's default is 8 MB,
+  // doc/architecture.md#toolchain-rules): no limit, the body goes to a file in constant memory and
   // its size is checked against Content-Length / Content-Range.
   parser.body_limit(std::numeric_limits<std::uint64_t>::max());
   tcp.expires_after(transport.read_timeout);

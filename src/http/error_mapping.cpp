@@ -72,7 +72,7 @@ bool is_control(char32_t cp) noexcept {
 RequestErrorCategory category_of(const json::object& body) {
   const json::value* category = body.if_contains("category");
   if (category == nullptr || !category->is_string()) return RequestErrorCategory::unknown;
-  // Spec 4.2: the strings are lowercase; anything else is "unknown", as in the Python SDK.
+  // The category strings are lowercase; anything else is "unknown", as in the Python SDK.
   if (category->get_string() == "user") return RequestErrorCategory::user;
   if (category->get_string() == "server") return RequestErrorCategory::server;
   return RequestErrorCategory::unknown;
@@ -90,7 +90,7 @@ const json::value* non_null(const json::object& body, std::string_view key) {
   return v != nullptr && !v->is_null() ? v : nullptr;
 }
 
-// The message of a JSON error document: "detail" (FastAPI), "error" (spec 4.2) or "message";
+// The message of a JSON error document: "detail" (FastAPI), "error" (a failed future) or "message";
 // any other document is shown whole. nullopt when the body is not JSON.
 std::optional<std::string> json_message(std::string_view body, diagnostics& d) {
   if (body.size() > max_parsed_body || !ascii::trim(body).starts_with('{')) return std::nullopt;

@@ -1,4 +1,4 @@
-// From a failed HTTP response to the error code and diagnostics the user sees (spec 4).
+// From a failed HTTP response to the error code and diagnostics the user sees (doc/protocol.md#errors).
 // Everything taken from the response is redacted: a server (or proxy) that echoes the
 // credential in its body or headers must not leak it into logs and exception messages.
 #pragma once

@@ -16,7 +16,7 @@
 namespace tinker::http {
 namespace {
 
-// Spec 3.1 X-Stainless-OS, from the platform this library was compiled for.
+// The X-Stainless-OS header, from the platform this library was compiled for.
 constexpr const char* os_name() noexcept {
 #if defined(__ANDROID__)
   return "Android";
@@ -37,7 +37,7 @@ constexpr const char* os_name() noexcept {
 #endif
 }
 
-// Spec 3.1 X-Stainless-Arch; like the Python SDK, any 32-bit x86 reports "x32".
+// The X-Stainless-Arch header; like the Python SDK, any 32-bit x86 reports "x32".
 constexpr const char* arch_name() noexcept {
 #if defined(__x86_64__) || defined(_M_X64)
   return "x64";

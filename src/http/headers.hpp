@@ -1,4 +1,5 @@
-// Request headers the SDK sends on every request (spec 3.1) and the idempotency key (spec 1.3).
+// Request headers the SDK sends on every request (doc/protocol.md#headers) and the idempotency key
+// (doc/protocol.md#transport).
 #pragma once
 
 #include "http/message.hpp"
@@ -14,14 +15,15 @@ namespace tinker::http {
 /// A random (version 4, RFC 9562) UUID in lowercase text: "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".
 std::string uuid4();
 
-/// "tinker-cpp-retry-<uuid4>": one per logical call, reused by its layer-1 retries (spec 1.3).
+/// "tinker-cpp-retry-<uuid4>": one per logical call, reused by its layer-1 retries; higher retry
+/// layers call again and get a new key.
 std::string new_idempotency_key();
 /// The length of a generated idempotency key.
 inline constexpr std::size_t idempotency_key_size = 17 + 36;
 /// Writes a new idempotency key (as new_idempotency_key()) into `out`, without allocating.
 void write_idempotency_key(char* out);
 
-/// The headers of spec 3.1 that do not change per request: User-Agent (tinker-cpp/<sdk
+/// The headers sent on every request that do not change per request: User-Agent (tinker-cpp/<sdk
 /// version>), X-Stainless-Lang/-Package-Version (the protocol version the server compares)/
 /// -OS/-Arch/-Runtime/-Runtime-Version/-Async, CF-Access-Client-Id/-Secret when set, then
 /// `o.default_headers` (a default header replaces a standard one of the same name, compared

@@ -34,8 +34,8 @@ std::string_view Response::header(std::string_view name) const noexcept {
 }
 
 bool Response::is_json() const noexcept {
-  // Spec 1.2: the media type (parameters such as "; charset=utf-8" stripped) ends with "json",
-  // which also accepts "application/problem+json".
+  // As the Python SDK decides: the media type (parameters such as "; charset=utf-8" stripped) ends
+  // with "json", which also accepts "application/problem+json".
   std::string_view type = content_type();
   type = ascii::trim(type.substr(0, type.find(';')));
   return ascii::iends_with(type, "json");

@@ -13,7 +13,8 @@ namespace tinker::http {
 enum class Method { get, post, put, delete_ };
 const char* to_string(Method method) noexcept;
 
-/// Which connection pool serves a request (one pool per origin and purpose, spec 7.1).
+/// Which connection pool serves a request (one pool per origin and purpose,
+/// doc/architecture.md#connection-pools).
 enum class PoolKind { session, training, sampling, futures, storage };
 const char* to_string(PoolKind kind) noexcept;
 
@@ -37,8 +38,8 @@ class RequestHeader {
   friend bool operator==(const RequestHeader&, const RequestHeader&) = default;
 };
 
-/// One logical call. Layer-1 retries (spec 5.1) resend it unchanged except for
-/// `x-stainless-retry-count`; the idempotency key stays the same for every attempt.
+/// One logical call. Layer-1 retries (doc/protocol.md#layer-1-transport) resend it unchanged
+/// except for `x-stainless-retry-count`; the idempotency key stays the same for every attempt.
 class Request {
  public:
   Request() = default;
@@ -56,13 +57,15 @@ class Request {
   std::string_view content_type;  ///< empty: no Content-Type header (GET)
   std::string_view accept = "application/json";
   std::vector<RequestHeader> headers;  ///< extra headers (poll headers, backpressure, ...)
-  /// Layer-1 retries for this call; empty = ClientOptions::retry.max_retries (spec 8.0 "L1").
+  /// Layer-1 retries for this call; empty = ClientOptions::retry.max_retries. Some endpoints use 0
+  /// (the "L1" column of doc/protocol.md#endpoints).
   std::optional<int> max_retries;
   /// Read timeout of each attempt; empty = ClientOptions::timeouts.request.
   std::optional<std::chrono::milliseconds> timeout;
   bool compress_zstd = false;  ///< send the body as one zstd frame (Content-Encoding: zstd)
   /// Redirects are never followed; a 3xx completes as success only when this is set (the
-  /// checkpoint-archive endpoint must see the raw 302, spec 8.12.5), else as an HTTP error.
+  /// checkpoint-archive endpoint must see the raw 302, doc/rest.md#checkpoint-downloads), else as
+  /// an HTTP error.
   bool accept_redirect = false;
   /// Shared by every attempt of the logical call, layer 1 and layer 2; generated when empty
   /// (non-GET requests only).
@@ -80,7 +83,7 @@ class Response {
   /// The value of the first header `name` (case-insensitive), or empty.
   std::string_view header(std::string_view name) const noexcept;
   std::string_view content_type() const noexcept { return header("content-type"); }
-  bool is_json() const noexcept;      ///< media type ends with "json" (spec 1.2)
+  bool is_json() const noexcept;      ///< media type ends with "json" (as the Python SDK decides)
   bool is_protobuf() const noexcept;  ///< media type contains application/x-protobuf
 };
 

@@ -1,6 +1,6 @@
-// A bounded pool of keep-alive connections for one origin and purpose (architecture page,
-// "Connection pools"). It knows nothing about sockets: connections are opaque objects that can
-// be closed, so the pool logic is tested with fake connections.
+// A bounded pool of keep-alive connections for one origin and purpose
+// (doc/architecture.md#connection-pools). It knows nothing about sockets: connections are opaque
+// objects that can be closed, so the pool logic is tested with fake connections.
 //
 // Rules: most-recently-used idle connection first; at most `max_connections` open (idle + in
 // use); requests beyond that wait in a FIFO queue and are handed connections (or free slots)

@@ -1,5 +1,6 @@
-// Retry decisions and delays of retry layer 1 (transport, spec 5.1) and layer 2 (whole call,
-// spec 5.2). Pure functions: time and randomness come in as arguments so tests are exact.
+// Retry decisions and delays of retry layer 1 (transport, doc/protocol.md#layer-1-transport) and
+// layer 2 (whole call, doc/protocol.md#layer-2-submits). Pure functions: time and randomness come in
+// as arguments so tests are exact.
 #pragma once
 
 #include "http/message.hpp"
@@ -16,7 +17,7 @@ namespace tinker::http {
 
 // ---- Layer 1 ---------------------------------------------------------------------------------
 
-/// Spec 5.1: `x-should-retry: true|false` (case-insensitive, trimmed) decides; otherwise
+/// The header `x-should-retry: true|false` (case-insensitive, trimmed) decides; otherwise
 /// statuses 408, 409, 429 and >= 500 are retried. Pass an empty header when absent.
 bool should_retry_status(int status, std::string_view x_should_retry_header) noexcept;
 
@@ -29,7 +30,7 @@ std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string
 /// As above, relative to the current time.
 std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text);
 
-/// The server's retry hint (spec 5.1): `retry-after-ms` (float milliseconds), else
+/// The server's retry hint: `retry-after-ms` (float milliseconds), else
 /// `retry-after` as float seconds, else as an HTTP-date. The first header value that parses
 /// decides (as in the Python SDK): the hint counts only if it lies in (0, max_hint], otherwise
 /// the result is nullopt and the caller falls back to exponential back-off. Never throws.
@@ -64,10 +65,10 @@ std::chrono::milliseconds layer1_retry_delay(const Response* response_or_null, i
 
 // ---- Layer 2 ---------------------------------------------------------------------------------
 
-/// Spec 5.2: timeout, connection_failed, request_timeout, conflict, rate_limited and
-/// server_error are retried. Everything else is not: payment_required (402) has its own
-/// billing pause (spec 5.5), cancelled is final, and codes of other categories are never
-/// retried (the HTTP client maps every transport failure to a tinker::errc).
+/// Layer 2 retries timeout, connection_failed, request_timeout, conflict, rate_limited and
+/// server_error. Everything else is not: payment_required (402) has its own billing pause
+/// (doc/protocol.md#billing-pause-402), cancelled is final, and codes of other categories are
+/// never retried (the HTTP client maps every transport failure to a tinker::errc).
 bool layer2_should_retry(boost::system::error_code ec) noexcept;
 
 /// The sleep after a retryable failure, or nullopt when the call budget is spent.

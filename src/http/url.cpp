@@ -10,7 +10,7 @@ namespace tinker::http {
 AbsoluteUrl parse_absolute_url(std::string_view text, std::string_view what) {
   const auto parsed = boost::urls::parse_uri(text);
   if (!parsed) throw error(errc::invalid_argument, std::string(what) + ": not an absolute URL");
-  const boost::urls::url url = *parsed;  // owning copy: the view would dangle (architecture rule 6)
+  const boost::urls::url url = *parsed;  // owning copy: parse_uri returns a view, which would dangle
   const bool tls = url.scheme_id() == boost::urls::scheme::https;
   if (!tls && url.scheme_id() != boost::urls::scheme::http) {
     throw error(errc::invalid_argument,

@@ -36,7 +36,7 @@ class Runtime {
   /// Constructs the async ServiceClient (no I/O; throws tinker::error on bad options, before any
   /// thread exists), then starts the io thread.
   explicit Runtime(ServiceClientOptions options);
-  /// The same with the options of the environment (spec 1.1).
+  /// The same with the options of the environment (TINKER_API_KEY, TINKER_BASE_URL, ...).
   Runtime();
   ~Runtime();
   Runtime(const Runtime&) = delete;
