@@ -1,4 +1,5 @@
-// Spec 11.7: from (model name, tokenizer id) to the Hugging Face repo id and revision to load.
+// From (model name, tokenizer id) to the Hugging Face repo id and revision to load, as the Python
+// SDK's get_tokenizer() decides (doc/tokenizers.md#where-a-tokenizer-comes-from).
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
@@ -12,7 +13,7 @@ namespace tinker {
 namespace {
 
 constexpr std::string_view llama3_prefix = "meta-llama/Llama-3";
-// Avoids the gated meta-llama repos (spec 11.7 step 1).
+// Without a tokenizer id, Llama 3 models use this copy, which avoids the gated meta-llama repos.
 constexpr std::string_view llama3_tokenizer = "thinkingmachineslabinc/meta-llama-3-instruct-tokenizer";
 
 class PinnedTokenizer {
@@ -25,7 +26,7 @@ class PinnedTokenizer {
   std::string_view revision;
 };
 
-// Spec 11.7 step 3: remote-code tokenizers the Python SDK loads at a fixed commit.
+// Remote-code tokenizers the Python SDK loads at a fixed commit.
 constexpr std::array<PinnedTokenizer, 4> pinned_tokenizers{{
     {"moonshotai/Kimi-K2-Thinking", "moonshotai/Kimi-K2-Thinking", "612681931a8c906ddb349f8ad0f582cb552189cd"},
     {"moonshotai/Kimi-K2.5-Text-Only", "moonshotai/Kimi-K2.5", "4d01dfe0332d63057c186e0b262165819efb6611"},
