@@ -1,5 +1,5 @@
-// `tinker billing usage STARTING_ON ENDING_BEFORE [--csv PATH] [--sessions-csv PATH]` (spec
-// 8.12.17, 16): usage events per hour bucket, as a table, JSON or CSV.
+// `tinker billing usage STARTING_ON ENDING_BEFORE [--csv PATH] [--sessions-csv PATH]` (doc/cli.md):
+// usage events per hour bucket, as a table, JSON or CSV.
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 

@@ -1,4 +1,4 @@
-// `tinker checkpoint list|info|publish|unpublish|set-ttl` (spec 16). `delete` and `download` are
+// `tinker checkpoint list|info|publish|unpublish|set-ttl` (doc/cli.md). `delete` and `download` are
 // in their own files.
 #include "cli/checkpoint_support.hpp"
 #include "cli/context.hpp"

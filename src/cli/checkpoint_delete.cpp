@@ -1,5 +1,5 @@
 // `tinker checkpoint delete [PATH...] | --run-id ID [--type T] [--before D] [--after D] [-y]`
-// (spec 16): up to 32 deletions at once, a summary `{deleted_count, failed:[{tinker_path, error}]}`.
+// (doc/cli.md): up to 32 deletions at once, a summary `{deleted_count, failed:[{tinker_path, error}]}`.
 #include "cli/checkpoint_support.hpp"
 #include "cli/context.hpp"
 #include "cli/output.hpp"

@@ -1,4 +1,4 @@
-// `tinker checkpoint download PATH [-o DIR] [--force]` (spec 16): the SDK's download (archive URL,
+// `tinker checkpoint download PATH [-o DIR] [--force]` (doc/cli.md): the SDK's download (archive URL,
 // streamed GET with resumption, size check, safe extraction) with a progress bar on a terminal.
 #include "cli/checkpoint_support.hpp"
 #include "cli/context.hpp"

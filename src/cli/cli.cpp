@@ -91,7 +91,7 @@ void add_limit_option(CLI::App& command, std::int64_t& limit, const std::string&
 
 namespace {
 
-// The friendly first part of an API error, by status class (spec 16).
+// The friendly first part of an API error, by status class (the error code it maps to).
 std::string friendly(const error& e) {
   const diagnostics& d = e.diag();
   const std::string detail = d.message.empty() ? "" : ": " + d.message;

@@ -1,4 +1,4 @@
-// The `tinker` command line (spec 16) as a library: `run()` parses the arguments, runs one command
+// The `tinker` command line (doc/cli.md) as a library: `run()` parses the arguments, runs one command
 // against the Tinker REST API and returns the process exit code. src/cli/main.cpp wires it to the
 // real process (argv, std::cout/std::cerr/std::cin, the environment, Ctrl-C); tests call it
 // in-process with string streams and an injected environment.
@@ -26,7 +26,7 @@ class CliEnvironment {
   CliEnvironment() = default;
   explicit CliEnvironment(ClientOptions::EnvLookup lookup_) : lookup(std::move(lookup_)) {}
 
-  /// The variables of spec 1.1 (TINKER_API_KEY, TINKER_BASE_URL, ...), as ClientOptions reads them.
+  /// The environment variables (TINKER_API_KEY, TINKER_BASE_URL, ...), as ClientOptions reads them.
   /// Empty: no variable is set.
   ClientOptions::EnvLookup lookup;
   /// Answers to confirmation prompts (`checkpoint delete` without --yes); null: no input.

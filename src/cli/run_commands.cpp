@@ -1,4 +1,4 @@
-// `tinker run list|info` (spec 16): training runs, paged 100 at a time.
+// `tinker run list|info` (doc/cli.md): training runs, paged 100 at a time.
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 

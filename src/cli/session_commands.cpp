@@ -1,4 +1,5 @@
-// `tinker session list|info|export-trace` (spec 8.12.11-14, 16).
+// `tinker session list|info|export-trace` (doc/cli.md): the REST session endpoints and the trace
+// export (doc/rest.md).
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "cli/transfer.hpp"
