@@ -1,5 +1,5 @@
-// Checkpoint archives (spec 8.12.5, 19.6): a flat tar with the PEFT adapter of a checkpoint,
-// served unauthenticated at /_downloads/<token> for 15 minutes.
+// Checkpoint archives (doc/rest.md#checkpoint-downloads, doc/local.md#checkpoints): a flat tar with
+// the PEFT adapter of a checkpoint, served unauthenticated at /_downloads/<token> for 15 minutes.
 //
 // The first options.archive_building_polls requests per checkpoint answer 503 (a simulated
 // build). The tar is built once per checkpoint (on the io thread: adapters of the tiny model are

@@ -1,4 +1,5 @@
-// Usage counters, billing usage events (spec 8.12.17) and the audit log's event records.
+// Usage counters, billing usage events (GET billing/usage/events, doc/rest.md) and the audit log's
+// event records.
 //
 // The engine counts, per UTC hour, per user, session and base model: training tokens (model
 // input tokens of successful forward/backward ops), sampling prefill tokens (prompt tokens,

@@ -1,5 +1,6 @@
 // The checkpoint index: what is on disk (rescanned at start so checkpoints survive a restart),
-// expiry, access rules, and the REST endpoints on single checkpoints (spec 8.12.4-8.12.10).
+// expiry, access rules, and the REST endpoints on single checkpoints (doc/rest.md,
+// doc/local.md#checkpoints).
 //
 // Access (choice): the run's owner may do everything; anybody may read (list, load, sample,
 // weights_info, archive) a public checkpoint; a load_weights weights_access_token reads the

@@ -119,7 +119,7 @@ class Engine {
   GetInfoResponse get_info(const GetInfoRequest& request, const Principal& who);
   TelemetryResponse telemetry(const TelemetryRequest& request, const Principal& who);
 
-  // Future endpoints: return the ticket. Ordering per spec 19.4 (seq_id <= 0 -> HttpError 400,
+  // Future endpoints: return the ticket. Ordering (seq_id <= 0 -> HttpError 400,
   // repeated seq_id -> the earlier ticket, later seq_id held until every earlier one ran).
   UntypedAPIFuture create_model(const CreateModelRequest& request, const Principal& who);
   UntypedAPIFuture unload_model(const UnloadModelRequest& request, const Principal& who);
@@ -132,14 +132,15 @@ class Engine {
   /// samples than options.sample_queue_limit this throws HttpError 429.
   UntypedAPIFuture sample(SampleRequest request, const Principal& who, bool backpressure);
 
-  /// Long poll (spec 6.3, 19.4): completes when the future is done or `options.long_poll_hold`
-  /// passed. `accept_protobuf`: the poll's Accept contains application/x-protobuf.
-  /// Throws HttpError 404 (unknown id) / 410 (evicted). With options.try_again_as_408 a pending
-  /// poll answers status 408 with the try_again body (spec 6.3, alternate form).
+  /// Long poll (doc/local.md#ordering-and-futures): completes when the future is done or
+  /// `options.long_poll_hold` passed. `accept_protobuf`: the poll's Accept contains
+  /// application/x-protobuf. Throws HttpError 404 (unknown id) / 410 (evicted). With
+  /// options.try_again_as_408 a pending poll answers status 408 with the try_again body (the
+  /// protocol's alternate form).
   boost::asio::awaitable<RetrieveOutcome> retrieve(std::string request_id, bool allow_metadata_only,
                                                    bool accept_protobuf, Principal who);
 
-  // REST (spec 8.12, 19.8). Listings take limit/offset and fill cursor.total_count.
+  // REST (doc/rest.md). Listings take limit/offset and fill cursor.total_count.
   TrainingRunsResponse list_training_runs(std::int64_t limit, std::int64_t offset, std::string_view access_scope,
                                           const Principal& who) const;
   TrainingRun get_training_run(std::string_view run_id, std::string_view access_scope, const Principal& who) const;

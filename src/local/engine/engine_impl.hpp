@@ -45,7 +45,7 @@ struct JsonResult {
 };
 using OpResult = std::variant<Failure, JsonResult, ForwardBackwardOutput, SampleResponse>;
 
-/// One future (spec 6): its state, its result and the long polls waiting for it.
+/// One future (doc/protocol.md#futures): its state, its result and the long polls waiting for it.
 struct FutureRecord {
   enum class State : std::uint8_t { pending, complete, failed, evicted };
 
@@ -118,7 +118,8 @@ struct ModelRecord {
   Timestamp created{};
   Timestamp last_request_time{};
 
-  // Ordering (spec 19.4): ops run one at a time in seq_id order; creation is seq 0.
+  // Ordering (doc/local.md#ordering-and-futures): ops run one at a time in seq_id order; creation
+  // is seq 0.
   std::int64_t cursor = -1;  ///< the last seq_id that finished
   bool busy = false;
   bool pumping = false;

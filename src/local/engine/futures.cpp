@@ -1,4 +1,5 @@
-// Futures (spec 6, 19.4): tickets, completion, scripted pauses, retention and poll answers.
+// Futures (doc/protocol.md#futures, doc/local.md#ordering-and-futures): tickets, completion,
+// scripted pauses, retention and poll answers.
 #include "local/engine/engine_impl.hpp"
 
 namespace tinker::local {
@@ -59,7 +60,7 @@ RetrieveOutcome poll_answer(FutureRecord& future, bool allow_metadata_only, bool
       QueueState state = QueueState::active;
       if (future.paused_state && std::chrono::steady_clock::now() < future.paused_until) state = *future.paused_state;
       RetrieveOutcome not_ready{"application/json", to_json(TryAgainResponse(future.request_id, state))};
-      if (settings.try_again_as_408) not_ready.status = 408;  // the alternate form of spec 6.3
+      if (settings.try_again_as_408) not_ready.status = 408;  // try_again's alternate, 408 form
       return not_ready;
     }
     case FutureRecord::State::failed: return RetrieveOutcome{"application/json", future.json};

@@ -1,4 +1,5 @@
-// Models and the per-model ordering of operations (spec 8.7, 11.2, 19.4).
+// Models and the per-model ordering of operations (doc/training.md#ordering-and-pipelining,
+// doc/local.md#ordering-and-futures).
 //
 // Every model-scoped submit carries a seq_id >= 1 (creation is seq 0). A seq_id seen before gets
 // the ticket issued for it and never runs twice; a later one is accepted and held until every

@@ -1,4 +1,4 @@
-// REST listings of training runs, the audit log and session trace exports (spec 8.12, 19.8).
+// REST listings of training runs, the audit log and session trace exports (doc/rest.md).
 //
 // Choices: listings are newest first (runs by last_request_time); limit must be >= 1 and offset
 // >= 0 (else 400); access_scope "accessible" adds other users' runs that have at least one public

@@ -1,4 +1,4 @@
-// Sampling sessions and asample (spec 8.6.3, 8.9, 12.3, 19.7).
+// Sampling sessions and asample (doc/sampling.md#backpressure-and-retries, doc/local.md#the-model).
 //
 // A sampler reads an immutable snapshot of weights (a checkpoint's, an ephemeral copy of a
 // model's, or none for the base model), so samples run concurrently on the workers, never

@@ -1,11 +1,13 @@
-// Sessions (spec 8.6, 19.3), their expiry, the periodic sweep and telemetry.
+// Sessions (doc/local.md#what-it-serves), their expiry, the periodic sweep and telemetry.
 //
-// Expiry (choice, spec 20 q2): a session expires when neither a heartbeat nor any other request
-// naming it (or one of its models or samplers) arrived for options.session_expiry. It is checked
-// lazily on every access and by a sweep every second. Later requests naming it, its models or its
-// samplers get HttpError 404 ("session ... expired"); 404 rather than 410 because a 410 on a
-// submit would make the Python SDK's retry layers resubmit into a session that no longer exists.
-// Its pending futures fail with {"error": "session expired", "category": "server"}.
+// Expiry (a choice: the protocol does not say when a silent session ends,
+// doc/protocol.md#choices-where-the-protocol-was-open): a session expires when neither a heartbeat
+// nor any other request naming it (or one of its models or samplers) arrived for
+// options.session_expiry. It is checked lazily on every access and by a sweep every second. Later
+// requests naming it, its models or its samplers get HttpError 404 ("session ... expired"); 404
+// rather than 410 because a 410 on a submit would make the Python SDK's retry layers resubmit into
+// a session that no longer exists. Its pending futures fail with {"error": "session expired",
+// "category": "server"}.
 #include "local/engine/engine_impl.hpp"
 
 namespace tinker::local {

@@ -1,6 +1,6 @@
-// Training operations (spec 8.7-8.8, 19.5-19.6): forward/backward, optimizer steps, saving and
-// loading weights. Each runs in its model's turn (models.cpp); the computation and the file I/O
-// run on a worker, the bookkeeping on the io thread.
+// Training operations (doc/training.md#operations, doc/local.md#the-model): forward/backward,
+// optimizer steps, saving and loading weights. Each runs in its model's turn (models.cpp); the
+// computation and the file I/O run on a worker, the bookkeeping on the io thread.
 //
 // Choices: checkpoint names are [A-Za-z0-9._-]{1,128} except "." and ".."; save_weights onto an
 // existing name without `overwrite` fails the future (category user); named sampler saves replace
@@ -266,8 +266,8 @@ UntypedAPIFuture Engine::load_weights(const LoadWeightsRequest& request, const P
   if (!request.session_id || !request.model_seq_id) {
     throw HttpError(400, "load_weights: either model_id + seq_id or session_id + model_seq_id is required");
   }
-  // Create-via-load (spec 13.3): the model is created with the checkpoint's LoRA config, then
-  // loaded, as its seq_id 0.
+  // Create-via-load (ServiceClient's training client from a checkpoint): the model is created with
+  // the checkpoint's LoRA config, then loaded, as its seq_id 0.
   SessionRecord& session = impl.live_session(*request.session_id, who);
   if (*request.model_seq_id < 0) throw HttpError(400, "model_seq_id: must not be negative");
   std::string model_id = session.id + ":train:" + std::to_string(*request.model_seq_id);

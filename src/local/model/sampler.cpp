@@ -1,6 +1,6 @@
 // sample(): autoregressive generation with a KV cache, prompt logprobs and top-k prompt logprobs.
 //
-// Choices (spec 19.7 leaves them open):
+// Choices (the protocol leaves them to the server; doc/local.md#the-model):
 // * Returned logprobs are the model's log-probabilities at temperature 1 of each chosen token,
 //   before top_k / top_p truncation: the same numbers forward_backward reports for those tokens
 //   with the same weights (both run through step(), so they are bit-identical), which is what

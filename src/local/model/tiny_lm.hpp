@@ -119,13 +119,13 @@ class LoraState {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Validates every datum (token ids within the vocabulary, context length, required
-/// loss_fn_inputs per spec 9.4 with their dtypes and lengths, known loss_fn, text-only chunks),
-/// then computes per-token logprobs of the target tokens and the loss. Unless `forward_only`,
-/// adds the loss's gradients to `lora`'s accumulators. Nothing is changed when validation fails.
-/// Output: one record per datum with "logprobs" and "elementwise_loss" (float32, shaped like
-/// target_tokens: [N], or [N, K] for cross_entropy's top-k form); metrics "loss:sum" (and only
-/// `name:reduction` keys).
+/// Validates every datum (token ids within the vocabulary, context length, required loss_fn_inputs
+/// of each loss (doc/protocol.md#core-types) with their dtypes and lengths, known loss_fn,
+/// text-only chunks), then computes per-token logprobs of the target tokens and the loss. Unless
+/// `forward_only`, adds the loss's gradients to `lora`'s accumulators. Nothing is changed when
+/// validation fails. Output: one record per datum with "logprobs" and "elementwise_loss" (float32,
+/// shaped like target_tokens: [N], or [N, K] for cross_entropy's top-k form); metrics "loss:sum"
+/// (and only `name:reduction` keys).
 ForwardBackwardOutput forward_backward(const BaseModel& base, LoraState& lora, const ForwardBackwardInput& input,
                                        bool forward_only);
 

@@ -1,5 +1,5 @@
-// The admin paths of tinker-local (spec 19.8 "observability for tests"), outside /api/v1/, no
-// key, loopback peers only:
+// The admin paths of tinker-local (doc/local.md#admin-paths: observability for tests), outside
+// /api/v1/, no key, loopback peers only:
 //   GET    /_admin/audit          {"ok", "models": [ModelAudit...], "requests": [RequestRecord...]}
 //   GET    /_admin/requests       {"requests": [RequestRecord...]}
 //   POST   /_admin/faults         body: JSON array of rules (objects, or strings in the --fault

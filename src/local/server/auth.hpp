@@ -1,4 +1,4 @@
-// Authentication of tinker-local (spec 2, 19.1, 19.2): X-API-Key holds either an API key
+// Authentication of tinker-local (doc/protocol.md#authentication): X-API-Key holds either an API key
 // (any "tml-" key, or only the configured ones) or a JWT this server minted at auth/token.
 //
 // JWTs are HS256 with a random secret drawn per server start (so tokens do not survive a

@@ -123,7 +123,8 @@ void build_response_head(std::string& head, const Reply& reply, std::string_view
 void fault_status_reply(const FaultRule& rule, std::chrono::system_clock::time_point now, Reply& reply) {
   reply.reset();
   if (rule.status == 400) {
-    // The "proxy-injected" bare 400: no body, Content-Length 0 (spec 7.1, 19.1).
+    // The "proxy-injected" bare 400: no body, Content-Length 0, which clients take for a connection
+    // fault (doc/protocol.md#pools-timeouts-and-throttles).
     reply.status = 400;
   } else {
     std::string detail = "injected fault: HTTP " + std::to_string(rule.status);

@@ -50,7 +50,8 @@ class HttpServer {
 void build_response_head(std::string& head, const Reply& reply, std::string_view request_id, bool keep_alive,
                          std::size_t body_size);
 
-/// The reply of a status fault: {"detail": ...} (a bare 400 has an empty body, spec 7.1),
+/// The reply of a status fault: {"detail": ...} (a bare 400 has an empty body, which clients take
+/// for a proxy-injected connection fault),
 /// its Retry-After form and x-should-retry.
 void fault_status_reply(const FaultRule& rule, std::chrono::system_clock::time_point now, Reply& reply);
 

@@ -1,6 +1,7 @@
-// GET /_downloads/<token>: checkpoint archives and trace exports, without authentication
-// (spec 8.12.5: the client sends no auth headers to the signed URL). A single byte range is
-// honoured (206 + Content-Range, 416 when unsatisfiable) so interrupted downloads can resume.
+// GET /_downloads/<token>: checkpoint archives and trace exports, without authentication (the
+// client sends no auth headers to the signed URL, doc/rest.md#checkpoint-downloads). A single byte
+// range is honoured (206 + Content-Range, 416 when unsatisfiable) so interrupted downloads can
+// resume.
 #include "local/server/frontend.hpp"
 
 namespace tinker::local::front {

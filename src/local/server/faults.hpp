@@ -1,5 +1,5 @@
-// Fault injection of tinker-local (spec 19.1): which rule fires on a request, reproducibly from
-// a seed, and the compact text syntax of the `--fault` command-line option.
+// Fault injection of tinker-local (doc/local.md#fault-injection): which rule fires on a request,
+// reproducibly from a seed, and the compact text syntax of the `--fault` command-line option.
 //
 // When a fault takes effect (documented for test writers):
 //   status, reset_before  before the request reaches the engine: nothing is applied;

@@ -2,8 +2,9 @@
 // Everything here lives on the server's single io thread: no locks.
 //
 // Wire choices of the front end (documented for clients and test writers):
-//  * Every answer carries Content-Length (except 204) and `x-request-id` (spec 3.3: the
-//    header the client reads into its diagnostics), and JSON bodies Content-Type application/json.
+//  * Every answer carries Content-Length (except 204) and `x-request-id` (the header the client
+//    reads into its diagnostics, doc/protocol.md#headers), and JSON bodies Content-Type
+//    application/json.
 //  * Errors are {"detail": "<message>"}: unknown path 404 "Not Found", wrong method 405 (with
 //    Allow), missing/invalid key 401 "Invalid API key", undecodable JSON or protobuf bodies,
 //    missing fields and wrong types 422 (the message names the field path), bad query
@@ -13,9 +14,9 @@
 //  * retrieve_future answers the engine's outcome (JSON or protobuf); with try_again_as_408 a
 //    pending future is HTTP 408 with the try_again body (queue_state included).
 //  * REST calls with empty successes (checkpoint delete/publish/unpublish/ttl, session project)
-//    answer 204 No Content (spec 8.12.4: "empty 200/204 fine").
-//  * healthz needs no key (see router.cpp); /_downloads/ needs none (spec 8.12.5); /_admin/
-//    needs none but answers 403 to non-loopback peers.
+//    answer 204 No Content (clients accept an empty 200 or 204 there).
+//  * healthz needs no key (see router.cpp); /_downloads/ needs none (signed URLs carry no key);
+//    /_admin/ needs none but answers 403 to non-loopback peers.
 #pragma once
 
 #include "local/engine/engine.hpp"

@@ -1,4 +1,4 @@
-// The direct and future endpoints of /api/v1/ (spec 8.1-8.11).
+// The direct and future endpoints of /api/v1/ (doc/protocol.md#endpoints).
 #include "local/server/frontend.hpp"
 
 #include <boost/asio/use_awaitable.hpp>
@@ -16,8 +16,8 @@ bool is_protobuf_body(const Exchange& ex) {
   return iequals(media_type(ex.header("Content-Type")), kProtobuf);
 }
 
-// Only forward_backward and forward take protobuf bodies (spec 17); elsewhere it is refused
-// rather than misread as JSON.
+// Only forward_backward and forward take protobuf bodies (doc/protocol.md#protobuf); elsewhere it
+// is refused rather than misread as JSON.
 bool refuse_protobuf(Exchange& ex) {
   if (!is_protobuf_body(ex)) return false;
   ex.reply.error(415,
@@ -150,7 +150,8 @@ void handle_api(Frontend& fe, Exchange& ex) {
     case Endpoint::healthz: return ex.reply.json(HealthResponse());
     case Endpoint::get_server_capabilities: return guarded(fe, ex, [&] { ex.reply.json(engine.capabilities()); });
     case Endpoint::auth_token: {
-      // JWT exchange only when announced (spec 2.4, 19.2); otherwise the endpoint does not exist.
+      // JWT exchange only when client/config announces it (pjwt_auth_enabled); otherwise the
+      // endpoint does not exist.
       if (!fe.options.client_config.pjwt_auth_enabled) return ex.reply.error(404, "Not Found");
       return ex.reply.json(AuthTokenResponse(fe.authenticator.mint(who, engine.clock().now())));
     }

@@ -1,4 +1,4 @@
-// The REST management endpoints of /api/v1/ (spec 8.12, 19.8).
+// The REST management endpoints of /api/v1/ (doc/rest.md, doc/local.md#what-it-serves).
 #include "local/server/frontend.hpp"
 
 #include <limits>
@@ -15,7 +15,7 @@ void no_content(Exchange& ex) {
   ex.reply.body.clear();
 }
 
-// access_scope: "owned" (default) or "accessible" (spec 8.12.1).
+// access_scope: "owned" (default) or "accessible" (also runs with a public checkpoint).
 std::string_view access_scope(const QueryParams& query) {
   const std::string_view scope = query.get("access_scope").value_or("owned");
   if (scope != "owned" && scope != "accessible") {
@@ -33,7 +33,7 @@ void archive(Frontend& fe, Exchange& ex) {
     ex.reply.json(CheckpointArchiveUrlResponse(std::move(url), expires));
     return;
   }
-  // The current contract (spec 8.12.5): the client must see this raw 302.
+  // The current contract (doc/rest.md#checkpoint-downloads): the client must see this raw 302.
   ex.reply.status = 302;
   ex.reply.content_type.clear();
   ex.reply.body.clear();
@@ -101,7 +101,7 @@ void dispatch_rest(Frontend& fe, Exchange& ex, const QueryParams& query) {
       return ex.reply.json(engine.audit_log(limit, offset, who));
     }
     case Endpoint::billing_usage: {
-      // Spec 8.12.17 names them starting_on / ending_before; start_time / end_time are accepted too.
+      // The protocol names them starting_on / ending_before; start_time / end_time are accepted too.
       const std::string_view start = query.get("starting_on").value_or(query.get("start_time").value_or(""));
       const std::string_view end = query.get("ending_before").value_or(query.get("end_time").value_or(""));
       return ex.reply.json(engine.billing_usage(start, end, who));

@@ -40,10 +40,10 @@ std::string rfc3339_micros(std::chrono::system_clock::time_point t);
 /// A response header as name and value.
 using Header = std::pair<std::string, std::string>;
 
-/// The Retry-After header a fault states in `form` (spec 3.3): "Retry-After: 2" (seconds, a
-/// decimal fraction when not whole), "Retry-After: <HTTP-date>" (now + value, rounded up to the
-/// next whole second so the client never retries early) or "retry-after-ms: 1500". Nothing for
-/// RetryAfterForm::none.
+/// The Retry-After header a fault states in `form` (each form a client honours): "Retry-After: 2"
+/// (seconds, a decimal fraction when not whole), "Retry-After: <HTTP-date>" (now + value, rounded
+/// up to the next whole second so the client never retries early) or "retry-after-ms: 1500".
+/// Nothing for RetryAfterForm::none.
 void append_retry_after(RetryAfterForm form, std::chrono::milliseconds value, std::chrono::system_clock::time_point now,
                         std::vector<Header>& headers);
 

@@ -1,10 +1,10 @@
-// Routing of tinker-local: every endpoint of spec 8.0 under /api/v1/, the unauthenticated
-// download path /_downloads/<token>, the loopback-only admin paths /_admin/... and the Hugging
-// Face Hub's file path /{org}/{name}/resolve/{revision}/{file} (any other path).
+// Routing of tinker-local: every endpoint of doc/protocol.md#endpoints under /api/v1/, the
+// unauthenticated download path /_downloads/<token>, the loopback-only admin paths /_admin/... and
+// the Hugging Face Hub's file path /{org}/{name}/resolve/{revision}/{file} (any other path).
 //
-// Path parameters are taken verbatim (spec 8.0): run ids contain colons, checkpoint ids contain
-// a slash ("weights/<name>", "sampler_weights/<name>"). A percent-encoded segment is decoded
-// after splitting, so "weights%2Fstep-1" is the same checkpoint id as "weights/step-1".
+// Path parameters are taken verbatim, as clients insert them: run ids contain colons, checkpoint
+// ids contain a slash ("weights/<name>", "sampler_weights/<name>"). A percent-encoded segment is
+// decoded after splitting, so "weights%2Fstep-1" is the same checkpoint id as "weights/step-1".
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@
 namespace tinker::local::front {
 
 enum class Endpoint : std::uint8_t {
-  // /api/v1/ (spec 8.0, in its order)
+  // /api/v1/ (in the order of the endpoint table of doc/protocol.md#endpoints)
   healthz,
   get_server_capabilities,
   auth_token,
