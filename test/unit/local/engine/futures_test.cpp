@@ -1,5 +1,6 @@
-// retrieve_future (spec 6.3, 19.4): long-poll hold and early wake-up, try_again and its 408
-// form, metadata-first answers, retention (410), unknown ids (404), protobuf vs JSON, shutdown.
+// retrieve_future (doc/local.md#ordering-and-futures): long-poll hold and early wake-up, try_again
+// and its 408 form, metadata-first answers, retention (410), unknown ids (404), protobuf vs JSON,
+// shutdown.
 #include "engine_test_support.hpp"
 
 namespace tinker::local::test {

@@ -1,5 +1,5 @@
-// Models and per-model ordering (spec 19.4): tickets, seq_id rules, held gaps, shuffled
-// arrival, single execution of duplicates, unload, get_info, paused queues.
+// Models and per-model ordering (doc/local.md#ordering-and-futures): tickets, seq_id rules, held
+// gaps, shuffled arrival, single execution of duplicates, unload, get_info, paused queues.
 #include "engine_test_support.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The admin paths outside /api/v1/ (spec 19.8 "observability for tests"): the arrival log of
+// The admin paths outside /api/v1/ (doc/local.md#admin-paths): the arrival log of
 // every request with the headers that matter, the clock, and no API key anywhere in them.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"

@@ -1,4 +1,5 @@
-// Spec 2, 8.3, 19.1 - 19.2: API keys, 401s that never echo the key, and the JWT exchange.
+// Authentication (doc/protocol.md#authentication): API keys, 401s that never echo the key, and the
+// JWT exchange.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
 
@@ -113,7 +114,7 @@ TEST_F(HttpApiAuth, RestAndFutureEndpointsRequireTheKeyToo) {
 TEST_F(HttpApiAuth, OwnershipFollowsTheKey) {
   const std::string session = api().create_session();
   const std::string model = api().create_model(session);
-  // Another key is another principal: the run is not visible to it (spec 19.6 "404 otherwise").
+  // Another key is another principal: the run is not visible to it (404, as for a missing run).
   HeaderList other{{"X-API-Key", "tml-someone-else"}};
   EXPECT_EQ(api().http().request("GET", "/api/v1/training_runs/" + model + "?access_scope=owned", other).status, 404);
   EXPECT_EQ(api().get("/api/v1/training_runs/" + model + "?access_scope=owned").status, 200);
@@ -167,7 +168,7 @@ TEST_F(HttpApiAuth, MintedJwtAuthenticatesAsTheSamePrincipalUntilItExpires) {
 
   api().server().advance_clock(std::chrono::seconds(601));
   EXPECT_TRUE(is_error(post_with_key(api(), "/api/v1/create_session", create_session_body(), jwt), 401));
-  // The raw key keeps working for client/config and a fresh token (spec 2.3).
+  // The raw key keeps working for client/config and a fresh token.
   EXPECT_EQ(api().post("/api/v1/auth/token", json::object{}).status, 200);
 }
 

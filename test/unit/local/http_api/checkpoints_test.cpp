@@ -1,5 +1,6 @@
-// Spec 8.8, 19.6: save_weights (TTL, overwrite), load_weights with and without optimizer (legacy
-// and create-via-load), save_weights_for_sampler named and ephemeral.
+// Checkpoints on the training side (doc/local.md#checkpoints): save_weights (TTL, overwrite),
+// load_weights with and without optimizer (legacy and create-via-load), save_weights_for_sampler
+// named and ephemeral.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
 #include "unit/local/support/training_steps.hpp"
@@ -40,7 +41,8 @@ class HttpApiCheckpoints : public LocalServerTest {
     return body;
   }
 
-  /// Creates model <session>:train:<model_seq_id> from `path` (create-via-load, spec 13.3).
+  /// Creates model <session>:train:<model_seq_id> from `path` (create-via-load: one load_weights
+  /// naming the session and model_seq_id instead of a model).
   std::unique_ptr<TrainingModel> create_via_load(const std::string& path, bool optimizer, std::int64_t model_seq_id) {
     json::object body = load_body(path, optimizer);
     body["session_id"] = session;
@@ -73,7 +75,7 @@ TEST_F(HttpApiCheckpoints, SaveWeightsAnswersTheTinkerPathAndListsTheCheckpoint)
   EXPECT_EQ(string_field(listed, "checkpoint_type"), "training");
   EXPECT_EQ(string_field(listed, "tinker_path"), "tinker://" + model->id() + "/weights/step-1");
   const std::string time = string_field(listed, "time");
-  EXPECT_EQ(time.back(), 'Z') << time;  // timezone-aware UTC (spec 1.5)
+  EXPECT_EQ(time.back(), 'Z') << time;  // timezone-aware UTC: the Python CLI compares aware datetimes
   if (const json::value* size = listed.as_object().if_contains("size_bytes")) {
     EXPECT_GT(number(*size), 0);
   }
@@ -101,7 +103,7 @@ TEST_F(HttpApiCheckpoints, SaveWeightsNameCollisionNeedsOverwrite) {
   ASSERT_NO_THROW(model->save("same"));
   const HttpResponse collision = model->save_weights("same");
   if (collision.status == 200) {
-    // Spec 19.6 (choice): a failed future with category user.
+    // tinker-local's choice (doc/local.md#checkpoints): a failed future with category user.
     ASSERT_TRUE(collision.json().as_object().contains("error")) << collision.describe();
     EXPECT_EQ(string_field(collision.json(), "category"), "user");
     EXPECT_NE(string_field(collision.json(), "error").find("same"), std::string::npos) << collision.body;

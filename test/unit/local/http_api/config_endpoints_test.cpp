@@ -1,4 +1,4 @@
-// Spec 8.1 - 8.5, 8.11, 19.2: healthz, get_server_capabilities, client/config, dynamic_config and
+// doc/local.md#what-it-serves: healthz, get_server_capabilities, client/config, dynamic_config and
 // telemetry over real HTTP.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
@@ -66,7 +66,8 @@ TEST_F(HttpApiConfigEndpoints, ClientConfigHasTheDefaultFlags) {
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value flags = response.json();
-  // observed-python-sdk-traffic.md condition 1: the Python SDK needs use_pyqwest_transport:false.
+  // The Python SDK needs use_pyqwest_transport false: its other transport is an optional native
+  // package that a local installation usually lacks; with the flag false it uses plain httpx.
   EXPECT_EQ(field(flags, "use_pyqwest_transport"), json::value(false));
   EXPECT_EQ(field(flags, "pjwt_auth_enabled"), json::value(false));
   EXPECT_EQ(field(flags, "proto_compress_fwdbwd"), json::value(false));
@@ -114,7 +115,8 @@ TEST_F(HttpApiConfigEndpoints, DynamicConfigCanBeSwitchedOffWith404) {
 }
 
 TEST_F(HttpApiConfigEndpoints, TelemetryIsAccepted) {
-  // Shape the Python SDK sends (spec 8.11, 15), including a null inside event_data (spec 1.4).
+  // Shape the Python SDK sends (doc/protocol.md#telemetry), including a null inside event_data
+  // (free-form maps keep their nulls).
   const json::value body = json::parse(R"({
     "events": [
       {"event": "SESSION_START", "event_id": "7c1b0c1e-8d2f-4a58-9f0e-1234567890ab", "event_session_index": 0,

@@ -1,5 +1,5 @@
-// Spec 19.1, 4.1, 7.1: error bodies {"detail"} that name the field, 413, 404, unknown fields
-// ignored, Content-Length on every 4xx.
+// Errors (doc/protocol.md#errors): error bodies {"detail"} that name the field, 413, 404, unknown
+// fields ignored, Content-Length on every 4xx.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
 
@@ -87,7 +87,7 @@ TEST_F(HttpApiErrors, IntegerLiteralsAreAcceptedForFloatFields) {
   const std::string session = api().create_session();
   const std::string model = api().create_model(session);
   json::object optim = optim_step_body(model, 1, 1e-3);
-  // Spec 9.10: the Python SDK writes defaults such as 1 and 0 as JSON integers.
+  // The Python SDK writes defaults such as 1 and 0 as JSON integers; float fields accept them.
   optim["adam_params"].as_object()["learning_rate"] = 1;
   optim["adam_params"].as_object()["weight_decay"] = 0;
   optim["adam_params"].as_object()["grad_clip_norm"] = 0;
@@ -129,7 +129,7 @@ TEST_F(HttpApiErrors, UnknownIdsAre404) {
 }
 
 TEST_F(HttpApiErrors, EveryErrorCarriesContentLength) {
-  // Spec 7.1: a 400 without Content-Length looks like a proxy fault to the Python SDK.
+  // A 400 without Content-Length looks like a proxy fault to the Python SDK.
   const HttpResponse response = api().post_raw("/api/v1/create_session", "[]", json_type);
   ASSERT_GE(response.status, 400);
   ASSERT_TRUE(response.header("Content-Length").has_value()) << response.describe();

@@ -1,6 +1,7 @@
-// Spec 19.1 fault injection, seen on the wire: 429 with each Retry-After form, 408, 5xx, resets
-// before the response and mid-body, delays, truncated bodies, malformed JSON, 410 on futures,
-// paused queue states; schedules and seeded probabilities; faults set over /_admin/faults.
+// Fault injection (doc/local.md#fault-injection), seen on the wire: 429 with each Retry-After form,
+// 408, 5xx, resets before the response and mid-body, delays, truncated bodies, malformed JSON, 410
+// on futures, paused queue states; schedules and seeded probabilities; faults set over
+// /_admin/faults.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
 
@@ -98,7 +99,7 @@ TEST_F(HttpApiFaults, EachStatusFaultAnswersItsStatusWithADetail) {
 }
 
 TEST_F(HttpApiFaults, Status400IsTheBareProxyFault) {
-  // Spec 19.1 / 7.1: a bare 400 with an empty body and Content-Length: 0, which the Python SDK
+  // A bare 400 with an empty body and Content-Length: 0, which the Python SDK
   // takes for a proxy-injected connection fault.
   options.faults = {status_on("healthz", 400, {1})};
   const HttpResponse response = healthz();

@@ -1,5 +1,5 @@
-// Spec 6, 8.10, 19.4: retrieve_future answer shapes, long-poll timing, complete_metadata,
-// failures, 404/410.
+// doc/local.md#ordering-and-futures: retrieve_future answer shapes, long-poll timing,
+// complete_metadata, failures, 404/410.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
 
@@ -29,7 +29,7 @@ class HttpApiFutures : public LocalServerTest {
     return forward_backward_body(model, seq, data);
   }
 
-  /// A future that stays pending: seq_id 2 waits for seq_id 1, which never comes (spec 19.4).
+  /// A future that stays pending: seq_id 2 waits for seq_id 1, which never comes.
   std::string held_future() { return api().submit("/api/v1/forward_backward", fwd_body(2)); }
 
   static milliseconds elapsed_since(Clock::time_point start) {
@@ -110,7 +110,7 @@ TEST_F(HttpApiFutures, FailedFutureAnswersErrorAndCategory) {
   json::array data;
   data.emplace_back(std::move(datum));
   const std::string request_id = api().submit("/api/v1/forward_backward", forward_backward_body(model, 1, data));
-  // Error bodies stay JSON even when protobuf is accepted (spec 17).
+  // Error bodies stay JSON even when protobuf is accepted (only results come as protobuf).
   const HttpResponse response = api().await_response(request_id, protobuf_type);
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));

@@ -27,7 +27,7 @@ class HttpApiModelBehaviour : public LocalServerTest {
                       sample_body(sampler, next_sample_seq++, prompt, n, max_tokens, temperature, seed));
   }
 
-  /// prompt_logprobs of `tokens` under `sampler` (compute_logprobs, spec 9.11).
+  /// prompt_logprobs of `tokens` under `sampler` (as SamplingClient's compute_logprobs asks them).
   std::vector<double> prompt_logprobs(const std::string& sampler, const Tokens& tokens) {
     json::object body = sample_body(sampler, next_sample_seq++, tokens, 1, 1, 1.0, 1);
     body["prompt_logprobs"] = true;

@@ -1,4 +1,4 @@
-// Spec 8.7.1 - 8.7.3, 6.1, 19.4: create_model (future, id scheme), get_info (tokenizer id in
+// doc/local.md#ordering-and-futures: create_model (future, id scheme), get_info (tokenizer id in
 // the Hugging Face cache layout), unload_model.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
@@ -85,7 +85,7 @@ TEST_F(HttpApiModels, GetInfoReportsTheModelAndItsTokenizer) {
   EXPECT_EQ(field(info, "lora_rank").to_number<std::int64_t>(), 8);
   EXPECT_EQ(string_field(info, "model_name"), "Qwen/Qwen3-8B");
   const json::value& data = field(info, "model_data");
-  EXPECT_EQ(string_field(data, "model_name"), "Qwen/Qwen3-8B");  // what get_tokenizer() reads (spec 8.7.2)
+  EXPECT_EQ(string_field(data, "model_name"), "Qwen/Qwen3-8B");  // what get_tokenizer() reads
   const std::string tokenizer_id = string_field(data, "tokenizer_id");
   EXPECT_EQ(tokenizer_id, api().server().tokenizer_id("Qwen/Qwen3-8B"));
   EXPECT_EQ(tokenizer_id, "tinker-local/tiny-bpe-1k");

@@ -1,5 +1,5 @@
-// Spec 19.4, 11.2: one model's ops run strictly in seq_id order, exactly once, whatever order
-// and connections they arrive on; the audit (/_admin/audit) proves it.
+// doc/local.md#ordering-and-futures: one model's ops run strictly in seq_id order, exactly once,
+// whatever order and connections they arrive on; the audit (/_admin/audit) proves it.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
 
@@ -139,7 +139,7 @@ TEST_F(HttpApiOrdering, SeqIdZeroOrNegativeIs400) {
     json::object optim = optim_step_body(model, seq, 1e-3);
     EXPECT_TRUE(is_error(api().post("/api/v1/optim_step", optim), 400, "seq_id")) << seq;
   }
-  // A protobuf request without seq_id (0 on the wire) is refused too (spec 17.2).
+  // A protobuf request without seq_id (0 on the wire) is refused too.
   tinker_public::ForwardBackwardRequest proto = proto_forward_backward(model, 0, {{5, 6, 7}});
   EXPECT_TRUE(is_error(api().post_raw("/api/v1/forward_backward", proto.SerializeAsString(), protobuf_type), 400));
   EXPECT_TRUE(integers(field(audited_model(), "applied_seq_ids")).empty());

@@ -1,5 +1,5 @@
-// Spec 8.12.3 - 8.12.10, 19.6: checkpoint listings, delete, publish/unpublish, TTL, archive
-// (302 to a real tar served by the server), weights_info.
+// doc/rest.md, doc/local.md#checkpoints: checkpoint listings, delete, publish/unpublish, TTL,
+// archive (302 to a real tar served by the server), weights_info.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
 #include "unit/local/support/training_steps.hpp"
@@ -118,8 +118,8 @@ TEST_F(HttpApiRestCheckpoints, PublishAndUnpublishFollowThe409Rules) {
   EXPECT_LT(published.status, 300) << published.describe();
   EXPECT_EQ(field(checkpoint("weights/shared"), "public"), json::value(true));
   EXPECT_TRUE(is_error(api().http().request("POST", target, api().auth()), 409));
-  // A public checkpoint is readable by others (spec 8.12.10), and its run is "accessible" to
-  // them though not "owned" (spec 19.8 choice).
+  // A public checkpoint is readable by others, and its run is "accessible" to them though not
+  // "owned" (tinker-local's choice).
   EXPECT_EQ(as_other_user("POST", "/api/v1/weights_info", to_text(info_request)).status, 200);
   const HttpResponse accessible = as_other_user("GET", "/api/v1/training_runs?access_scope=accessible");
   ASSERT_EQ(accessible.status, 200) << accessible.describe();

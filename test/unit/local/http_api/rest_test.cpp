@@ -1,4 +1,4 @@
-// Spec 8.12.1 - 8.12.2, 8.12.14, 8.12.16 - 8.12.17, 9.13, 19.8: training runs with pagination,
+// doc/rest.md, doc/local.md#what-it-serves: training runs with pagination,
 // trace export, audit log, billing usage validation.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"

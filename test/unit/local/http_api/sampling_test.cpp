@@ -1,4 +1,4 @@
-// Spec 8.9, 9.10 - 9.11, 12.3, 17, 19.7: asample with and without the backpressure header, JSON
+// doc/sampling.md, doc/local.md#the-model: asample with and without the backpressure header, JSON
 // and protobuf SampleResponse, prompt logprobs, top-k prompt logprobs, stop, max_tokens.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"

@@ -1,4 +1,4 @@
-// Spec 8.6, 8.12.11 - 8.12.13, 8.12.15, 19.3: sessions, heartbeats, expiry, sampling sessions and
+// doc/local.md#what-it-serves, doc/rest.md: sessions, heartbeats, expiry, sampling sessions and
 // the session REST endpoints.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
@@ -39,7 +39,7 @@ TEST_F(HttpApiSessions, CreateSessionAnswersAUuidSessionId) {
   const json::value answer = response.json();
   EXPECT_EQ(string_field(answer, "type"), "create_session");
   const std::string id = string_field(answer, "session_id");
-  // Spec 19.3: UUID v4.
+  // A session id is a UUID v4.
   EXPECT_TRUE(std::regex_match(id, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
       << id;
   // The optional messages, when present, are strings or null.
@@ -70,7 +70,7 @@ TEST_F(HttpApiSessions, SessionWithoutHeartbeatExpires) {
       api().post("/api/v1/session_heartbeat", json::object{{"session_id", kept}, {"type", "session_heartbeat"}}).status,
       200);
   api().server().advance_clock(std::chrono::seconds(20));
-  // 40 s without heartbeat: expired; new submits referencing it fail with 404 or 410 (spec 19.3).
+  // 40 s without heartbeat: expired; new submits referencing it fail with 404 or 410.
   const HttpResponse response = api().post(
       "/api/v1/create_model",
       json::object{{"session_id", session}, {"model_seq_id", 0}, {"base_model", tiny_model}, {"type", "create_model"}});
@@ -167,7 +167,7 @@ TEST_F(HttpApiSessions, AssignProject) {
   const HttpResponse ok = api().put("/api/v1/sessions/" + session + "/project", json::object{{"project_id", "proj-7"}});
   EXPECT_GE(ok.status, 200);
   EXPECT_LT(ok.status, 300) << ok.describe();
-  // Spec 8.12.13 documents 400, spec 19.1 chooses 422 for missing fields: either, naming it.
+  // The protocol documents 400 here, tinker-local answers 422 for missing fields: either, naming it.
   EXPECT_TRUE(is_client_error(api().put("/api/v1/sessions/" + session + "/project", json::object{}), "project_id"));
   EXPECT_TRUE(is_error(api().put("/api/v1/sessions/no-such-session/project", json::object{{"project_id", "p"}}), 404));
 }

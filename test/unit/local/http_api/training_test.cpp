@@ -1,4 +1,4 @@
-// Spec 8.7.4 - 8.7.6, 9.4 - 9.6, 17, 19.5: forward_backward as JSON, protobuf and
+// doc/training.md#operations, doc/local.md#the-model: forward_backward as JSON, protobuf and
 // protobuf+zstd; legacy forward; optim_step; results as JSON and as protobuf.
 #include "unit/local/support/expectations.hpp"
 #include "unit/local/support/local_server.hpp"
@@ -75,7 +75,7 @@ TEST_F(HttpApiTraining, ForwardBackwardJsonResultHasTheSpecShape) {
   }
   const json::value& metrics = field(output, "metrics");
   EXPECT_TRUE(metrics_well_formed(metrics));
-  // cross_entropy with all weights 1: loss = -sum(logprobs) (spec 9.4).
+  // cross_entropy with all weights 1: loss = -sum(logprobs).
   EXPECT_NEAR(number(field(metrics, "loss:sum")), -sum_of_logprobs, 1e-3 * std::max(1.0, -sum_of_logprobs));
 }
 
@@ -108,7 +108,7 @@ TEST_F(HttpApiTraining, ProtobufResultWhenAcceptAsksForIt) {
       << proto.describe();
   tinker_public::ForwardBackwardOutput output;
   ASSERT_TRUE(output.ParseFromString(proto.body));
-  ASSERT_EQ(output.loss_fn_outputs_size(), 1);  // spec 19.5: one ArrayRecord
+  ASSERT_EQ(output.loss_fn_outputs_size(), 1);  // one ArrayRecord for all datums
   const tinker_public::ArrayRecord& record = output.loss_fn_outputs(0);
   EXPECT_EQ(record.num_datums(), 2);
   ASSERT_TRUE(record.fields().contains("logprobs"));

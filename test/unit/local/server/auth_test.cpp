@@ -23,7 +23,7 @@ TEST(PrincipalTest, DerivedFromTheKeyHash) {
 TEST(JwtTest, MintedTokenVerifiesUntilExp) {
   const Principal who = principal_for_key("tml-key");
   const std::string token = mint_jwt(who, 1000, 4600, "secret");
-  EXPECT_EQ(token.rfind("eyJ", 0), 0u);  // what the SDK checks (spec 2.2)
+  EXPECT_EQ(token.rfind("eyJ", 0), 0u);  // how the SDK tells a JWT from a "tml-" key
   const auto identity = verify_jwt(token, "secret", 4599);
   ASSERT_TRUE(identity.has_value());
   EXPECT_EQ(identity->principal.user_id, who.user_id);
@@ -34,7 +34,7 @@ TEST(JwtTest, MintedTokenVerifiesUntilExp) {
   EXPECT_FALSE(verify_jwt(token, "other secret", 2000).has_value());
 }
 
-TEST(JwtTest, ClaimsFollowSpec19_2) {
+TEST(JwtTest, HeaderAndClaimsAreTheServicesJwtShape) {
   const std::string token = mint_jwt(principal_for_key("tml-key"), 1000, 4600, "s");
   const std::size_t first = token.find('.');
   const std::size_t last = token.rfind('.');

@@ -14,7 +14,8 @@
 
 namespace tinker::local::test {
 
-/// A JSON answer: Content-Type says JSON and Content-Length matches the body (spec 19.1, 7.1).
+/// A JSON answer: Content-Type says JSON and Content-Length matches the body (a missing
+/// Content-Length on a 400 reads as a proxy fault to clients).
 inline ::testing::AssertionResult is_json_answer(const HttpResponse& response) {
   const auto type = response.header("Content-Type");
   if (!type || type->find("application/json") == std::string::npos) {
@@ -32,7 +33,8 @@ inline ::testing::AssertionResult is_json_answer(const HttpResponse& response) {
   return ::testing::AssertionSuccess();
 }
 
-/// An error answer (spec 19.1): `status`, JSON {"detail": "..."} whose text contains `mentions`.
+/// An error answer (doc/protocol.md#errors): `status`, JSON {"detail": "..."} whose text contains
+/// `mentions`.
 inline ::testing::AssertionResult is_error(const HttpResponse& response, int status, std::string_view mentions = {}) {
   if (response.status != status) {
     return ::testing::AssertionFailure() << "expected HTTP " << status << "\n" << response.describe();
@@ -49,7 +51,7 @@ inline ::testing::AssertionResult is_error(const HttpResponse& response, int sta
   return ::testing::AssertionSuccess();
 }
 
-/// Any 4xx with a JSON {"detail"} mentioning `mentions` (the spec leaves 400 vs 422 open).
+/// Any 4xx with a JSON {"detail"} mentioning `mentions` (the protocol leaves 400 vs 422 open).
 inline ::testing::AssertionResult is_client_error(const HttpResponse& response, std::string_view mentions = {}) {
   if (response.status < 400 || response.status > 499) {
     return ::testing::AssertionFailure() << "expected a 4xx\n" << response.describe();
@@ -57,7 +59,8 @@ inline ::testing::AssertionResult is_client_error(const HttpResponse& response, 
   return is_error(response, response.status, mentions);
 }
 
-/// Every metric key is "<name>:<reduction>" (spec 9.6, 11.4) and every value a number.
+/// Every metric key is "<name>:<reduction>" (the suffix says how chunk results combine,
+/// doc/training.md#chunking) and every value a number.
 inline ::testing::AssertionResult metrics_well_formed(const boost::json::value& metrics) {
   if (!metrics.is_object()) return ::testing::AssertionFailure() << "metrics is not an object";
   for (const auto& entry : metrics.get_object()) {

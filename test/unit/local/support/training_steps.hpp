@@ -1,5 +1,6 @@
 // Protocol steps over a training model, shared by the checkpoint, sampling and model tests:
-// each keeps the model's seq_id counter the way a client's turnstile does (spec 11.2).
+// each keeps the model's seq_id counter the way a client's turnstile does
+// (doc/training.md#ordering-and-pipelining).
 #pragma once
 
 #include "unit/local/support/local_server.hpp"
@@ -44,7 +45,7 @@ class TrainingModel {
   std::int64_t last_seq_ = 0;
 };
 
-/// An asample body (spec 8.9) on a sampling session.
+/// An asample body on a sampling session.
 boost::json::object sample_body(const std::string& sampling_session_id, std::int64_t seq_id, const Tokens& prompt,
                                 std::int64_t num_samples, std::int64_t max_tokens, double temperature,
                                 std::optional<std::uint64_t> seed);

@@ -3,7 +3,8 @@
 // JSON goes through Boost.JSON values built field by field; protobuf goes through the
 // protoc-generated classes of tinker_public. Nothing here uses the SDK's codecs
 // (tinker::to_json / from_json / to_protobuf / from_protobuf): the tests check the server
-// against the spec, not against the code it shares with the client.
+// against the protocol as documented (doc/protocol.md), not against the code it shares with the
+// client.
 #pragma once
 
 #include "tinker_public.pb.h"
@@ -23,7 +24,7 @@ using Tokens = std::vector<std::int64_t>;
 
 std::string to_text(const boost::json::value& value);
 
-// ---- JSON requests (spec 9.1 - 9.3, 8.7) ----------------------------------------------------
+// ---- JSON requests (doc/protocol.md#core-types) ---------------------------------------------
 
 boost::json::array int_array(const std::vector<std::int64_t>& values);
 boost::json::array number_array(const std::vector<double>& values);
@@ -33,7 +34,7 @@ boost::json::object model_input(const Tokens& tokens);
 boost::json::object int64_tensor(const Tokens& values);
 /// {"data": [...], "dtype": "float32", "shape": [n]}
 boost::json::object float32_tensor(const std::vector<double>& values);
-/// A cross_entropy datum for `sequence` (spec 9.3): model_input = S[:-1], target_tokens = S[1:],
+/// A cross_entropy datum for `sequence`: model_input = S[:-1], target_tokens = S[1:],
 /// weights all 1.
 boost::json::object cross_entropy_datum(const Tokens& sequence);
 /// {"<input_key>": {"data": data, "loss_fn": loss_fn}, "model_id": .., "seq_id": ..}
@@ -41,7 +42,7 @@ boost::json::object cross_entropy_datum(const Tokens& sequence);
 boost::json::object forward_backward_body(const std::string& model_id, std::int64_t seq_id, boost::json::array data,
                                           std::string_view loss_fn = "cross_entropy",
                                           std::string_view input_key = "forward_backward_input");
-/// Every AdamParams field (spec 9.8) with the given learning rate.
+/// Every AdamParams field with the given learning rate.
 boost::json::object adam_params(double learning_rate);
 boost::json::object optim_step_body(const std::string& model_id, std::int64_t seq_id, double learning_rate);
 
@@ -58,11 +59,11 @@ boost::json::value field(boost::json::value&& object, std::string_view key);
 /// The array `object[key]`, by value (safe in a range-for over a temporary object).
 boost::json::array items(const boost::json::value& object, std::string_view key);
 std::string string_field(const boost::json::value& object, std::string_view key);
-/// The per-datum "logprobs" of a JSON ForwardBackwardOutput (spec 9.6), checking each is a
+/// The per-datum "logprobs" of a JSON ForwardBackwardOutput, checking each is a
 /// float32 TensorData.
 std::vector<std::vector<double>> json_logprobs(const boost::json::value& output);
 
-// ---- protobuf (spec 17) ----------------------------------------------------------------------
+// ---- protobuf (doc/protocol.md#protobuf) -----------------------------------------------------
 
 std::string int32_le(const std::vector<std::int32_t>& values);
 std::string int64_le(const std::vector<std::int64_t>& values);
@@ -80,7 +81,7 @@ tinker_public::ForwardBackwardRequest proto_forward_backward(const std::string& 
 /// One zstd frame (default level).
 std::string zstd_compress(std::string_view bytes);
 
-/// Per-datum float arrays of a FLOAT32 BatchedTensor, sliced by its byte offsets (spec 17.3);
+/// Per-datum float arrays of a FLOAT32 BatchedTensor, sliced by its byte offsets;
 /// throws when offsets are not num_datums+1 increasing multiples of 4 ending at data.size().
 std::vector<std::vector<float>> batched_floats(const tinker_public::BatchedTensor& tensor, std::int64_t num_datums);
 
