@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the golden protobuf messages of spec 17 with Python's protobuf package.
+"""Writes the golden protobuf messages (doc/protocol.md#protobuf) with Python's protobuf package.
 
 The C++ tests (test/unit/wire/proto_codec_test.cpp) build the same values with tinker-cpp's
 types, encode them with `tinker::to_protobuf` and compare the bytes with these files; they also
@@ -22,7 +22,7 @@ import struct
 import sys
 from pathlib import Path
 
-SENTINEL = (0, -99999.0)  # an empty top-k cell (spec 17.1)
+SENTINEL = (0, -99999.0)  # an empty top-k cell (token 0, logprob -99999)
 
 
 def le(fmt, values):

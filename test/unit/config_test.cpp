@@ -1,5 +1,6 @@
-// Tests of ClientOptions: defaults (spec 7.2, 5.1, 5.2), environment parsing (spec 1.1), API-key
-// checks (spec 2.2) and validate(). Errors must name the variable and never echo a secret.
+// Tests of ClientOptions: defaults (the Python SDK's timeouts and retry settings), environment
+// parsing (TINKER_* variables), API-key checks ("tml-" keys or JWTs) and validate(). Errors must
+// name the variable and never echo a secret.
 #include <tinker/config.hpp>
 #include <tinker/error.hpp>
 
@@ -23,7 +24,8 @@ using tinker::LogLevel;
 using tinker::Secret;
 using Env = std::map<std::string, std::string>;
 
-// Architecture rule 1: public option types are non-aggregates.
+// Public option types are non-aggregates: GCC 12 miscompiles aggregate temporaries in co_await
+// expressions (doc/architecture.md#toolchain-rules).
 static_assert(!std::is_aggregate_v<ClientOptions>);
 static_assert(!std::is_aggregate_v<tinker::RetryOptions>);
 static_assert(!std::is_aggregate_v<tinker::TimeoutOptions>);
@@ -496,7 +498,8 @@ TEST(ConfigValidate, FirstBadOptionIsNamed) {
 
 // ---- The process environment ----------------------------------------------------------------
 
-// Saves the variables of spec 1.1, clears them, and restores them on destruction.
+// Saves the variables ClientOptions reads (all_variables), clears them, and restores them on
+// destruction.
 class ScopedEnvironment {
  public:
   ScopedEnvironment() {

@@ -1,7 +1,8 @@
-// RestClient::async_download_checkpoint against in-process tinker-local (spec 8.12.5, 14, 16):
-// the extracted files equal the server's archive byte for byte, a download cut mid-body resumes
-// with Range, no resume left is a size error, malicious archives are refused, an existing
-// target needs `force`, progress is monotone, and the signed URL never sees a credential.
+// RestClient::async_download_checkpoint against in-process tinker-local
+// (doc/rest.md#checkpoint-downloads): the extracted files equal the server's archive byte for byte,
+// a download cut mid-body resumes with Range, no resume left is a size error, malicious archives
+// are refused, an existing target needs `force`, progress is monotone, and the signed URL never
+// sees a credential.
 #include "http/client.hpp"
 #include "integration/rest/rest_support.hpp"
 #include "support/tar_builder.hpp"

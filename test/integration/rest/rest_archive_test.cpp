@@ -1,5 +1,6 @@
-// The checkpoint archive URL (spec 8.12.5) against in-process tinker-local: the raw 302 with
-// Location and Expires (never followed), the 200 JSON form, and the 503 "still building" wait.
+// The checkpoint archive URL (doc/rest.md#checkpoint-downloads) against in-process tinker-local:
+// the raw 302 with Location and Expires (never followed), the 200 JSON form, and the 503 "still
+// building" wait.
 #include "integration/rest/rest_support.hpp"
 
 #include <gtest/gtest.h>

@@ -199,7 +199,7 @@ TEST_F(RestCheckpoints, EveryPageOfRunsAndCheckpointsIsFetchedAndAShortPageEndsT
   EXPECT_EQ(run_ids, expected);
   EXPECT_EQ(requests_to(server->audit(), "/api/v1/training_runs").size(), 2u);
 
-  // The spec's defaults: one short page each.
+  // The default page sizes (1000 checkpoints, as the Python CLI pages them): one short page each.
   auto defaults = rest.async_list_all_user_checkpoints(ListAllOptions(), asio::use_future);
   EXPECT_EQ(run_until_ready(io, defaults).size(), 7u);
   EXPECT_EQ(requests_to(server->audit(), "/api/v1/checkpoints").size(), 4u);

@@ -1,7 +1,7 @@
-// The 429 contract of spec 12.2/12.3 against tinker-local: the backoff shared by every client
-// with the same base URL and API key (and only by them), the short and long waits chosen by the
-// prompt's estimated size, and the same seq_id re-sent after a 429. Waits are shortened through
-// the holder's sample tuning; margins are at least 50 ms.
+// The 429 contract (doc/sampling.md#backpressure-and-retries) against tinker-local: the backoff
+// shared by every client with the same base URL and API key (and only by them), the short and long
+// waits chosen by the prompt's estimated size, and the same seq_id re-sent after a 429. Waits are
+// shortened through the holder's sample tuning; margins are at least 50 ms.
 #include "integration/sampling/sampling_support.hpp"
 #include "integration/support/training_data.hpp"
 
@@ -51,7 +51,7 @@ TEST_F(SamplingBackoffTest, A429StormPacesEveryClientWithTheKeyAndNoClientWithAn
   options.faults.push_back(too_many_requests_on_calls(calls));
   start_server(options);
 
-  // The spec's 1 s wait, so the other key has a wide margin even on a loaded 2-core machine.
+  // The protocol's 1 s wait, so the other key has a wide margin even on a loaded 2-core machine.
   constexpr int backoff_ms = 1000;
   const client::SampleTuning tuning = fast_tuning(milliseconds(backoff_ms), milliseconds(2'000));
   auto first = client_with_key(std::string(test_api_key), tuning);

@@ -131,8 +131,8 @@ TEST_F(SamplingLimitsTest, ALostResultIsSampledAgainUnderANewSeqId) {
   EXPECT_EQ(asample_seq_ids(), (std::vector<std::int64_t>{0, 1}));
 }
 
-// The server flag sample_no_retries (spec 5.3): sample() sends once, without retry layer 3, so
-// the same lost result fails the sample instead of being sampled again.
+// The server flag sample_no_retries (doc/protocol.md#layer-3-sampling): sample() sends once,
+// without retry layer 3, so the same lost result fails the sample instead of being sampled again.
 TEST_F(SamplingLimitsTest, WithTheServerFlagSampleNoRetriesALostResultFailsTheSample) {
   local::ServerOptions options = fast_server_options();
   options.client_config.sample_no_retries = true;
@@ -142,8 +142,9 @@ TEST_F(SamplingLimitsTest, WithTheServerFlagSampleNoRetriesALostResultFailsTheSa
   EXPECT_EQ(asample_seq_ids(), (std::vector<std::int64_t>{0}));
 }
 
-// The server flag sample_enable_stuck_detection false (spec 5.3): no progress timeout, so a
-// sample whose queue stays paused for longer than that timeout finishes once it resumes.
+// The server flag sample_enable_stuck_detection false (doc/protocol.md#layer-3-sampling): no
+// progress timeout, so a sample whose queue stays paused for longer than that timeout finishes once
+// it resumes.
 TEST_F(SamplingLimitsTest, WithStuckDetectionOffASampleOutlastsTheProgressTimeout) {
   local::ServerOptions options = fast_server_options();
   options.client_config.sample_enable_stuck_detection = false;

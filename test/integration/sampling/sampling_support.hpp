@@ -21,7 +21,7 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 /// A sampler on the tiny base model.
 boost::asio::awaitable<SamplingClient> make_sampler(ServiceClient& service);
 
-/// A prompt of `tokens` text tokens (estimated at 10 bytes each, spec 7.3).
+/// A prompt of `tokens` text tokens (the client estimates 10 bytes per text token).
 ModelInput prompt_of(std::size_t tokens);
 
 /// When a sample was accepted (async_sample completed) and when its result arrived, or the

@@ -150,7 +150,7 @@ TEST_F(SyncTraining, InfoAndTheTokenizerComeFromTheServer) {
   ASSERT_NE(tokenizer, nullptr);
   EXPECT_GT(tokenizer->vocab_size(), 0);
 
-  // A sampler finds the same tokenizer by its base model's name (spec 11.7, no tokenizer id).
+  // A sampler finds the same tokenizer by its base model's name (it has no tokenizer id).
   sync::SamplingClient sampler =
       service.create_sampling_client(SamplingSource::from_base_model(std::string(tiny_model)));
   std::shared_ptr<const Tokenizer> sampler_tokenizer = sampler.get_tokenizer();

@@ -1,6 +1,6 @@
-// forward_backward_custom (spec 11.6) checked against a reference built with finite differences:
-// a model trained with the custom loss must end up exactly like a twin trained with the plain
-// cross-entropy whose weights are minus the numerical derivative of the same loss.
+// forward_backward_custom (doc/training.md#custom-losses) checked against a reference built with
+// finite differences: a model trained with the custom loss must end up exactly like a twin trained
+// with the plain cross-entropy whose weights are minus the numerical derivative of the same loss.
 #include "integration/support/local_service.hpp"
 #include "integration/support/training_data.hpp"
 

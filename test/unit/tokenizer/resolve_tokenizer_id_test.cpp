@@ -1,4 +1,5 @@
-// Spec 11.7 steps 1-3: which Hugging Face repo id (and revision) a model's tokenizer is.
+// Which Hugging Face repo id (and revision) a model's tokenizer is, from its name and tokenizer id
+// (doc/tokenizers.md#where-a-tokenizer-comes-from).
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 

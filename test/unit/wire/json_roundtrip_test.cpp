@@ -1,5 +1,5 @@
 // Every wire type survives JSON encode -> decode unchanged, its encoding is stable, and it is a
-// non-aggregate (architecture rule 1) that prints as JSON.
+// non-aggregate (doc/architecture.md#toolchain-rules) that prints as JSON.
 #include "support/sample_values.hpp"
 
 #include <tinker/codec.hpp>

@@ -10,7 +10,7 @@
 namespace tinker::wire {
 namespace {
 
-// Spec 1.4 escaping, written the obvious way.
+// JSON string escaping (doc/protocol.md#json-encoding), written the obvious way.
 std::string reference_escape(std::string_view text) {
   constexpr char hex[] = "0123456789abcdef";
   std::string out;

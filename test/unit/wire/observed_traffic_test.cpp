@@ -1,5 +1,6 @@
-// Bodies recorded from the official Python SDK 0.25.0 (spec/observed-python-sdk-traffic.md) and
-// the spec's examples decode, and encode back to equivalent JSON.
+// Bodies recorded from the official Python SDK 0.25.0 (one training step and one sampling call
+// against a logging loopback server), and the protocol's documented examples, decode and encode
+// back to equivalent JSON.
 #include "support/json_equivalence.hpp"
 
 #include <tinker/codec.hpp>
@@ -44,7 +45,7 @@ TEST(ObservedTraffic, OptimStep) {
       R"({"adam_params":{"learning_rate":0.0001,"beta1":0.9,"beta2":0.95,"eps":1e-12,)"
       R"("weight_decay":0.0,"grad_clip_norm":0.0},"model_id":"S:train:0","seq_id":2,"type":"optim_step"})";
   expect_reencodes_equivalently<OptimStepRequest>(body);
-  // Default AdamParams are the spec's defaults.
+  // Default AdamParams are the Python SDK's defaults.
   EXPECT_EQ(from_json<OptimStepRequest>(body).adam_params, AdamParams());
 }
 

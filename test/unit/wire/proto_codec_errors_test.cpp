@@ -1,6 +1,6 @@
-// Protobuf codec (spec 17): malformed input gives decode_error naming the field, values the wire
-// cannot carry give invalid_argument, and nothing crashes or reads out of bounds (this file is
-// meant to run under ASan + UBSan too).
+// Protobuf codec (doc/protocol.md#protobuf): malformed input gives decode_error naming the field,
+// values the wire cannot carry give invalid_argument, and nothing crashes or reads out of bounds
+// (this file is meant to run under ASan + UBSan too).
 #include <tinker/codec.hpp>
 
 #include "tinker_public.pb.h"

@@ -1,5 +1,6 @@
-// Protobuf codec (spec 17): byte-for-byte agreement with Python's protobuf (the golden files of
-// test/golden/make_proto_goldens.py), decoding of what the Python side writes, round trips.
+// Protobuf codec (doc/protocol.md#protobuf): byte-for-byte agreement with Python's protobuf (the
+// golden files of test/golden/make_proto_goldens.py), decoding of what the Python side writes,
+// round trips.
 // Malformed input and encode errors are in proto_codec_errors_test.cpp.
 #include <tinker/codec.hpp>
 
