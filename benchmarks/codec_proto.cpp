@@ -1,4 +1,4 @@
-// Protobuf codec throughput (spec 17): the forward_backward request the Python SDK 0.25 always
+// Protobuf codec throughput (doc/protocol.md#protobuf): the forward_backward request the Python SDK 0.25 always
 // sends as protobuf, its zstd-compressed form, the ForwardBackwardOutput and SampleResponse
 // results. Counters: bytes_per_second (of protobuf bytes) and ns_per_number (per value in the
 // payload), as in codec_json.cpp, so the two codecs compare directly.

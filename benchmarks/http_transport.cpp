@@ -12,8 +12,8 @@
 // header set, which splits the gap into "cost of the headers" and "cost of the layer".
 //
 // Run through benchmarks/http_vs_raw.sh for medians and ratios. The rates depend on the VM's
-// cross-thread wake-up latency (architecture.md, "Measuring on these machines"): compare the two
-// sides of one run, never numbers of different runs.
+// cross-thread wake-up latency (doc/performance.md): compare the two sides of one run, never
+// numbers of different runs.
 #include "http/client.hpp"
 #include "http/headers.hpp"
 
@@ -344,7 +344,7 @@ template <class RunOne>
 // with a body limit; the flat_buffer is reused per connection.
 //
 // Diagnostic variant (BM_Http_RawSdkHeaders): the same loop sending the SDK's header set (the
-// standard headers of spec 3.1, Accept, a fresh idempotency key, retry count, read timeout),
+// headers sent on every request, Accept, a fresh idempotency key, retry count, read timeout),
 // so the wire bytes and the server's work equal the SDK's. SDK / this = the layer's own cost;
 // this / minimal raw = the cost of the headers the protocol asks for.
 

@@ -8,7 +8,7 @@
 #
 # Prints medians of 5 repetitions (interleaved in random order so that drifting machine load hits
 # both sides alike) and the SDK's heap allocations per request. Absolute rates depend on the
-# VM's wake-up latency (see architecture.md, "Measuring on these machines"); the ratio is the result.
+# VM's cross-thread wake-up latency (see doc/performance.md); the ratio is the result.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

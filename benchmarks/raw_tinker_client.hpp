@@ -99,11 +99,11 @@ struct Fixture {
   std::string sampling_session_id;
 };
 
-// The SDK's traffic shape (spec 3.1 and 3.2, as tinker-cpp sends it), for a raw loop doing the
-// same two HTTP exchanges per sample as the SDK: the same headers with values of the same
-// length and the same bodies, serialised by appending to one string, as cheaply as a hand-written
-// client can. The server's cost per request grows with its header count, so a baseline with fewer
-// headers would charge the SDK for the protocol rather than for its own overhead.
+// The SDK's traffic shape (the headers of doc/protocol.md#headers, as tinker-cpp sends them), for a
+// raw loop doing the same two HTTP exchanges per sample as the SDK: the same headers with values of
+// the same length and the same bodies, serialised by appending to one string, as cheaply as a
+// hand-written client can. The server's cost per request grows with its header count, so a baseline
+// with fewer headers would charge the SDK for the protocol rather than for its own overhead.
 class SdkShapedRequests {
  public:
   /// `port`: the server's, for the Host header (the SDK writes host:port).

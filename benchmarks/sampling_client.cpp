@@ -279,9 +279,9 @@ int main(int argc, char** argv) try {
 
   std::cout << std::fixed << std::setprecision(1) << "sampling, null-model tinker-local in a child process, " << seconds
             << " s per point\n";
-  // The machine's speed drifts (other processes, idle-CPU wake-ups: architecture.md "Measuring
-  // on these machines"), so the raw loop and the SDK at 64 in flight run in alternation, five
-  // pairs back to back, and the goal's ratio is the median of the five pairs' ratios.
+  // The machine's speed drifts (other processes, idle-CPU wake-ups: doc/performance.md), so the raw
+  // loop and the SDK at 64 in flight run in alternation, five pairs back to back, and the goal's
+  // ratio is the median of the five pairs' ratios.
   std::vector<std::pair<Point, Point>> pairs;  // (raw, SDK) at 64 in flight
   for (int round = 0; round < kPairs; ++round) {
     // Alternating which loop goes first cancels a drift within a pair.
