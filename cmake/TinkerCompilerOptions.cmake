@@ -8,7 +8,7 @@ if(TINKER_WARNINGS_AS_ERRORS)
   target_compile_options(tinker_compile_options INTERFACE -Werror)
 endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  # Known GCC 12 false positive in coroutine frames at -O2 (architecture.md, rule 7).
+  # Known GCC 12 false positive in coroutine frames at -O2 (doc/architecture.md#toolchain-rules).
   target_compile_options(tinker_compile_options INTERFACE -Wno-mismatched-new-delete)
 endif()
 
