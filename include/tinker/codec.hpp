@@ -1,8 +1,10 @@
-// Wire codecs: JSON (spec 1.4/1.5) for every type in include/tinker/types/, protobuf (spec 17)
-// for the bulk messages, and zstd framing for protobuf request bodies.
-//
-// The SDK clients use these internally; they are public so that tools, servers and tests can
-// encode and decode exactly what goes over the wire.
+/// \file
+/// Wire codecs: JSON for every type in include/tinker/types/ (`doc/protocol.md#json-encoding`),
+/// protobuf for the bulk messages (`doc/protocol.md#protobuf`), and zstd framing for protobuf
+/// request bodies.
+///
+/// The SDK clients use these internally; they are public so that tools, servers and tests can
+/// encode and decode exactly what goes over the wire. Every function is thread-safe.
 #pragma once
 
 #include <tinker/error.hpp>
@@ -32,16 +34,18 @@ void append_json(const T& value, std::string& out);
 template <class T>
 T from_json(std::string_view json_text);
 
-/// Non-throwing form: on failure returns the error code, fills `diag.message` and leaves
-/// `out` unspecified.
+/// Non-throwing form of from_json: on failure returns the error code (decode_error), fills
+/// `diag.message` and leaves `out` unspecified; on success returns an empty code.
 template <class T>
 boost::system::error_code from_json(std::string_view json_text, T& out, diagnostics& diag) noexcept;
 
-/// Protobuf encodings of the spec 17 messages (package tinker_public).
+/// The protobuf encoding of a forward_backward request (package `tinker_public`).
 /// Throws `tinker::error` (invalid_argument) naming the field path for values the protobuf form
 /// cannot carry (an image_asset_pointer chunk, a token id outside int32, ...).
 std::string to_protobuf(const ForwardBackwardRequest& request);
+/// The protobuf encoding of a forward_backward result (what a server sends). Throws as above.
 std::string to_protobuf(const ForwardBackwardOutput& output);
+/// The protobuf encoding of a sample result (what a server sends). Throws as above.
 std::string to_protobuf(const SampleResponse& response);
 
 /// Decodes a protobuf message; defined for ForwardBackwardRequest, ForwardBackwardOutput and
@@ -49,7 +53,8 @@ std::string to_protobuf(const SampleResponse& response);
 template <class T>
 T from_protobuf(std::string_view bytes);
 
-/// One zstd frame holding `data` (what `Content-Encoding: zstd` means for request bodies).
+/// One zstd frame holding `data` (what `Content-Encoding: zstd` means for request bodies), at
+/// compression `level` (zstd's 1-19; 3 is zstd's default).
 std::string zstd_compress(std::string_view data, int level = 3);
 
 /// Decompresses one zstd frame. Throws `tinker::error` (decode_error) if the frame is corrupt

@@ -1,8 +1,10 @@
-// Client options: set in code, or read from the environment variables of spec 1.1.
-//
-// Defaults follow the spec where it gives one (timeouts 7.2, retries 5.1/5.2) and are documented
-// choices elsewhere (pool sizes, body limits). A bad value is a `tinker::error`
-// (invalid_configuration) naming the option or variable; the API key never appears in a message.
+/// \file
+/// Client options: set in code, or read from the environment (`doc/protocol.md#transport`).
+///
+/// Defaults follow the protocol where it gives one (timeouts, the retry layers of
+/// `doc/protocol.md#retry-layers`) and are documented choices elsewhere (pool sizes, body
+/// limits, `doc/protocol.md#pools-timeouts-and-throttles`). A bad value is a `tinker::error`
+/// (invalid_configuration) naming the option or variable; the API key never appears in a message.
 #pragma once
 
 #include <chrono>
@@ -21,64 +23,90 @@ namespace tinker {
 /// end up in a log line or error message by accident.
 class Secret {
  public:
+  /// No credential.
   Secret() = default;
+  /// Holds `value`.
   explicit Secret(std::string value) : value_(std::move(value)) {}
 
+  /// The credential itself. Call it only where the value is sent, never to print it.
   const std::string& reveal() const noexcept { return value_; }
+  /// True when no credential is held.
   bool empty() const noexcept { return value_.empty(); }
 
+  /// Equal when the held values are equal.
   friend bool operator==(const Secret&, const Secret&) = default;
 
  private:
   std::string value_;
 };
 
+/// Prints "<redacted>", or "<empty>" when there is no credential; never the value.
 std::ostream& operator<<(std::ostream& os, const Secret& secret);
 
-enum class LogLevel { off, error, warning, info, debug };
+/// How much the SDK logs; each level includes the ones before it.
+enum class LogLevel {
+  off,      ///< nothing
+  error,    ///< problems the server reports outside a call's result (a session's error message)
+  warning,  ///< degraded operation: queue pauses, billing holds, failing heartbeats
+  info,     ///< noteworthy events: server messages, recoveries
+  debug,    ///< background failures that are retried (telemetry, heartbeats, config refresh)
+};
+/// "off", "error", "warning", "info" or "debug" (the values of TINKER_LOG).
 const char* to_string(LogLevel level) noexcept;
 
-/// Transport-level retry (layer 1, spec 5.1) and whole-call retry (layer 2, spec 5.2).
+/// Transport-level retry (layer 1) and whole-call retry (layer 2) of
+/// `doc/protocol.md#retry-layers`.
 class RetryOptions {
  public:
+  /// The protocol's defaults.
   RetryOptions() = default;
 
   int max_retries = 10;  ///< layer 1: retries after the first attempt (per-endpoint overrides may lower it)
   std::chrono::milliseconds initial_delay{500};       ///< layer 1: delay before the first retry
   std::chrono::milliseconds max_delay{10'000};        ///< layer 1: cap of the exponential delay
-  std::chrono::milliseconds max_retry_after{60'000};  ///< server hints above this are ignored
+  std::chrono::milliseconds max_retry_after{60'000};  ///< server Retry-After hints above this are ignored
   std::chrono::seconds call_budget{300};              ///< layer 2: wall-time budget of one logical call
   std::chrono::seconds call_max_delay{30};            ///< layer 2: cap of the 2^k s delay
 
+  /// Equal when every field is equal.
   friend bool operator==(const RetryOptions&, const RetryOptions&) = default;
 };
 
-/// Timeouts (spec 7.2).
+/// Timeouts of the requests the client sends (`doc/protocol.md#pools-timeouts-and-throttles`).
+/// Each must be positive.
 class TimeoutOptions {
  public:
+  /// The protocol's defaults.
   TimeoutOptions() = default;
 
-  std::chrono::milliseconds connect{5'000};
+  std::chrono::milliseconds connect{5'000};           ///< TCP connect and TLS handshake
   std::chrono::milliseconds request{60'000};          ///< read/write of one ordinary request
   std::chrono::milliseconds retrieve_future{45'000};  ///< one long-poll of retrieve_future
-  std::chrono::milliseconds heartbeat{10'000};
-  std::chrono::milliseconds dynamic_config{10'000};
-  std::chrono::milliseconds telemetry{5'000};
+  std::chrono::milliseconds heartbeat{10'000};        ///< one session heartbeat
+  std::chrono::milliseconds dynamic_config{10'000};   ///< one dynamic-config fetch
+  std::chrono::milliseconds telemetry{5'000};         ///< one telemetry batch
 
+  /// Equal when every field is equal.
   friend bool operator==(const TimeoutOptions&, const TimeoutOptions&) = default;
 };
 
 /// Limits of one connection pool (one per origin and purpose).
 class PoolLimits {
  public:
+  /// 32 connections, 8 kept idle.
   PoolLimits() = default;
+  /// `max_connections_` connections, `max_idle_` kept idle.
   PoolLimits(std::size_t max_connections_, std::size_t max_idle_)
       : max_connections(max_connections_), max_idle(max_idle_) {}
 
+  /// Most open connections (at least 1); a request beyond waits for one to be free.
   std::size_t max_connections = 32;
+  /// Most idle connections kept open for reuse (at most max_connections).
   std::size_t max_idle = 8;
+  /// An idle connection unused for this long is closed.
   std::chrono::milliseconds idle_timeout{30'000};
 
+  /// Equal when every field is equal.
   friend bool operator==(const PoolLimits&, const PoolLimits&) = default;
 };
 
@@ -86,47 +114,57 @@ class PoolLimits {
 /// server in-process (two descriptors per loopback connection): 4+32+128+256+8 = 428 connections.
 class PoolOptions {
  public:
+  /// The sizes above.
   PoolOptions() = default;
 
-  PoolLimits session{4, 4};
-  PoolLimits training{32, 8};
-  PoolLimits sampling{128, 32};
-  PoolLimits futures{256, 32};  ///< each pending result holds one long-poll connection
-  PoolLimits storage{8, 4};     ///< checkpoint downloads, archive URLs
+  PoolLimits session{4, 4};      ///< bootstrap, sessions, heartbeats, telemetry
+  PoolLimits training{32, 8};    ///< training operations and REST calls
+  PoolLimits sampling{128, 32};  ///< sample submissions
+  PoolLimits futures{256, 32};   ///< each pending result holds one long-poll connection
+  PoolLimits storage{8, 4};      ///< checkpoint downloads, archive URLs
 
+  /// Equal when every field is equal.
   friend bool operator==(const PoolOptions&, const PoolOptions&) = default;
 };
 
 /// Size limits applied to every response (Beast's default of 8 MB is never relied upon).
+/// A larger response fails with errc::response_too_large. Each must be positive.
 class LimitOptions {
  public:
+  /// The sizes above.
   LimitOptions() = default;
 
-  std::size_t max_response_body = 256 * 1024 * 1024;  ///< bytes; results are at most a few hundred MB
-  std::size_t max_response_header = 64 * 1024;
-  std::size_t max_decompressed_body = 1024 * 1024 * 1024;
+  std::size_t max_response_body = 256 * 1024 * 1024;       ///< bytes; results are at most a few hundred MB
+  std::size_t max_response_header = 64 * 1024;             ///< bytes of the status line and headers
+  std::size_t max_decompressed_body = 1024 * 1024 * 1024;  ///< bytes of a compressed body once decompressed
 
+  /// Equal when every field is equal.
   friend bool operator==(const LimitOptions&, const LimitOptions&) = default;
 };
 
+/// How https:// connections are verified.
 class TlsOptions {
  public:
+  /// Verify against the system's trust store.
   TlsOptions() = default;
 
   bool verify_peer = true;             ///< verify the certificate chain and the host name
   std::optional<std::string> ca_file;  ///< PEM bundle to trust instead of the system store (SSL_CERT_FILE)
 
+  /// Equal when every field is equal.
   friend bool operator==(const TlsOptions&, const TlsOptions&) = default;
 };
 
 /// Everything a client needs to reach the service.
 class ClientOptions {
  public:
+  /// The defaults: the production service, no credential.
   ClientOptions() = default;
+  /// The service at `base_url_` with `api_key_`.
   explicit ClientOptions(std::string base_url_, Secret api_key_ = {})
       : api_key(std::move(api_key_)), base_url(std::move(base_url_)) {}
 
-  /// The variables of spec 1.1 as a lookup, so tests can inject an environment.
+  /// Looks an environment variable up (nullopt: unset), so tests can inject an environment.
   using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
   /// Reads the process environment (see `from_environment(EnvLookup)`).
@@ -140,30 +178,47 @@ class ClientOptions {
   /// Throws `tinker::error` (invalid_configuration) naming the first bad variable.
   static ClientOptions from_environment(const EnvLookup& env);
 
-  /// Throws `tinker::error` (invalid_configuration) naming the first bad option.
-  /// `require_credential` additionally demands an API key or credential command.
+  /// Throws `tinker::error` (invalid_configuration) naming the first bad option: an API key of
+  /// the wrong form, a base URL that is not an absolute http(s) URL (or has a query or
+  /// fragment), header values with control characters, negative retry settings, non-positive
+  /// timeouts or limits, a pool without connections. `require_credential` additionally demands
+  /// an API key or credential command.
   void validate(bool require_credential = true) const;
 
+  /// The production service.
   static constexpr const char* default_base_url = "https://tinker.thinkingmachines.dev/services/tinker-prod";
 
+  /// The API key, sent as `X-API-Key` (TINKER_API_KEY): `tml-...`, or a JWT.
   Secret api_key;
+  /// Where the service is (TINKER_BASE_URL); may carry a path prefix, request paths are appended.
   std::string base_url = default_base_url;
+  /// The project new sessions belong to (TINKER_PROJECT_ID).
   std::optional<std::string> project_id;
+  /// Tags of new sessions (TINKER_TAGS).
   std::vector<std::string> tags;
+  /// Lines below this level are not logged (TINKER_LOG).
   LogLevel log_level = LogLevel::warning;
+  /// Send telemetry events to the service (TINKER_TELEMETRY; `doc/protocol.md#telemetry`).
   bool telemetry_enabled = true;
-  std::optional<std::string> credential_command;  ///< shell command printing a credential (spec 2.3)
+  /// Shell command printing a credential on stdout, run for each token request; used when there
+  /// is no API key, or when the server asks for it (TINKER_CREDENTIAL_CMD,
+  /// `doc/protocol.md#authentication`).
+  std::optional<std::string> credential_command;
+  /// Sent as `CF-Access-Client-Id` when set (CLOUDFLARE_ACCESS_CLIENT_ID).
   std::optional<std::string> cloudflare_access_client_id;
+  /// Sent as `CF-Access-Client-Secret` when set (CLOUDFLARE_ACCESS_CLIENT_SECRET).
   Secret cloudflare_access_client_secret;
+  /// Extra headers sent with every request to the service.
   std::map<std::string, std::string> default_headers;
-  RetryOptions retry;
-  TimeoutOptions timeouts;
-  PoolOptions pools;
-  LimitOptions limits;
-  TlsOptions tls;
+  RetryOptions retry;       ///< retry layers 1 and 2
+  TimeoutOptions timeouts;  ///< per-request timeouts
+  PoolOptions pools;        ///< connection pools
+  LimitOptions limits;      ///< response size limits
+  TlsOptions tls;           ///< certificate verification (SSL_CERT_FILE)
 };
 
-/// True if `key` has a valid API-key form: `tml-...` or a JWT (`eyJ...`), spec 2.2.
+/// True if `key` has a valid API-key form: `tml-...` or a JWT (`eyJ...`), without whitespace or
+/// control characters (`doc/protocol.md#authentication`).
 bool is_valid_api_key(std::string_view key) noexcept;
 
 }  // namespace tinker

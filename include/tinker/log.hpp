@@ -1,5 +1,6 @@
-// Where the SDK's log lines go. The default sink writes to stderr; a user may route lines into
-// their own logging. Lines never contain the API key.
+/// \file
+/// Where the SDK's log lines go. The default sink writes to stderr; a user may route lines into
+/// their own logging (ServiceClientOptions::log). Lines never contain the API key.
 #pragma once
 
 #include <tinker/config.hpp>
