@@ -1,25 +1,6 @@
-// tinker::Future<T>: the result of an operation the server has accepted (spec 6).
-//
-// Submitting an operation completes with a Future once the server returned its ticket; the
-// client then polls `retrieve_future` in the background (spec 6.2) whether or not anyone
-// awaits. A Future is a cheap shared handle: copies refer to the same result.
-//
-//   auto fb = co_await training.async_forward_backward(batch, tinker::use_awaitable);
-//   auto step = co_await training.async_optim_step(adam, tinker::use_awaitable);  // pipelined
-//   ForwardBackwardOutput out = co_await fb.async_get(tinker::use_awaitable);
-//
-// or, from a thread that is not the client's io thread, `fb.get()` / `fb.get(timeout)`.
-//
-// Waiting: `async_get` honours per-operation cancellation (its cancellation slot, e.g. in a
-// parallel_group with a timer): a cancelled wait completes with errc::cancelled and leaves the
-// background poll running, so the result can still be awaited later (choice: the Python SDK
-// also cancels the poller; here `cancel()` does that explicitly, because a training operation
-// runs on the server whether or not its result is fetched). `get(timeout)` throws errc::timeout
-// when the time passes, and likewise leaves the poll running (spec 6.2).
-//
-// Progress: `status()` tells how long the request has waited and in which queue state; a
-// callback set with `on_queue_state` hears every change (it runs on the client's io thread and
-// must not block).
+/// \file
+/// tinker::Future<T>: the result of an operation the server has accepted
+/// (`doc/protocol.md#futures`).
 #pragma once
 
 #include <tinker/async.hpp>
@@ -37,30 +18,36 @@
 
 namespace tinker {
 
-/// One change of a request's queue state (spec 6.4).
+/// One change of a request's queue state, as the server reported it while the result was
+/// polled (`doc/protocol.md#futures`).
 class QueueStateChange {
  public:
+  /// An active state.
   QueueStateChange() = default;
+  /// A change to `state_` for `reason_`, `waited_` after submission.
   QueueStateChange(QueueState state_, std::optional<std::string> reason_, std::chrono::milliseconds waited_)
       : state(state_), reason(std::move(reason_)), waited(waited_) {}
 
-  QueueState state = QueueState::active;
-  std::optional<std::string> reason;    ///< as the server gave it
-  std::chrono::milliseconds waited{0};  ///< since the operation was submitted
+  QueueState state = QueueState::active;  ///< the new state
+  std::optional<std::string> reason;      ///< as the server gave it
+  std::chrono::milliseconds waited{0};    ///< since the operation was submitted
 };
 
+/// Hears every queue-state change of a Future (Future::on_queue_state). Runs on the client's io
+/// thread: it must not block, and must not call the blocking API.
 using QueueStateCallback = std::function<void(const QueueStateChange&)>;
 
 /// A snapshot of a future's progress; safe to take from any thread.
 class FutureStatus {
  public:
+  /// A fresh, active, not-ready status.
   FutureStatus() = default;
 
   std::string request_id;  ///< the server's future id (the last one, if the operation was resubmitted)
-  QueueState queue_state = QueueState::active;
-  std::optional<std::string> queue_state_reason;
-  std::chrono::milliseconds waited{0};  ///< since submission until now, or until the result arrived
-  bool ready = false;                   ///< a result or an error is there
+  QueueState queue_state = QueueState::active;    ///< the last state the server reported
+  std::optional<std::string> queue_state_reason;  ///< the server's reason for it, if any
+  std::chrono::milliseconds waited{0};            ///< since submission until now, or until the result arrived
+  bool ready = false;                             ///< a result or an error is there
 };
 
 namespace detail {
@@ -100,16 +87,51 @@ class ResultCaster {
 
 }  // namespace detail
 
+/// The result of an operation the server has accepted: a cheap shared handle, copies refer to
+/// the same result.
+///
+/// Submitting an operation completes with a Future once the server returned its ticket; the
+/// client then polls `retrieve_future` in the background whether or not anyone awaits, so
+/// several operations can be pipelined before waiting for any:
+///
+///     auto fb = co_await training.async_forward_backward(batch, tinker::use_awaitable);
+///     auto step = co_await training.async_optim_step(adam, tinker::use_awaitable);  // pipelined
+///     tinker::ForwardBackwardOutput out = co_await fb.async_get(tinker::use_awaitable);
+///
+/// or, from a thread that is not the client's io thread, `fb.get()` / `fb.get(timeout)`.
+///
+/// Waiting: `async_get` honours per-operation cancellation (its cancellation slot, e.g. in a
+/// parallel_group with a timer): a cancelled wait completes with errc::cancelled and leaves the
+/// background poll running, so the result can still be awaited later (choice: the Python SDK
+/// also cancels the poller; here `cancel()` does that explicitly, because a training operation
+/// runs on the server whether or not its result is fetched). `get(timeout)` throws errc::timeout
+/// when the time passes, and likewise leaves the poll running.
+///
+/// Errors: the operation's failure as the server reported it (errc::request_failed with its
+/// category for a failed result, errc::gone when the server lost a training result, the HTTP
+/// class of a fatal poll answer), errc::cancelled after cancel() or when the client shuts down.
+///
+/// Progress: `status()` tells how long the request has waited and in which queue state; a
+/// callback set with `on_queue_state` hears every change (it runs on the client's io thread and
+/// must not block).
+///
+/// \tparam T the result type, e.g. ForwardBackwardOutput or SampleResponse.
 template <class T>
 class Future {
  public:
   /// An empty future (valid() is false); every operation on it throws.
   Future() = default;
+  /// Internal: the clients create futures; users get them from `async_x` calls.
   explicit Future(std::shared_ptr<detail::FutureCore> core) : core_(std::move(core)) {}
 
+  /// False for a default-constructed or moved-from future.
   bool valid() const noexcept { return core_ != nullptr; }
 
-  /// Completes with the result, or with the operation's error.
+  /// Completes with the result, or with the operation's error; the form with `diag` also fills
+  /// it on failure. Any thread, any completion token; the completion runs on the token's
+  /// executor (the client's io thread by default). Throws `tinker::error` (invalid_argument) at
+  /// once on an empty future.
+  ///@{
   template <class Token = default_token>
   auto async_get(Token&& token = {}) const {
     return detail::initiate<T>(std::forward<Token>(token), nullptr, Waiter{checked()});
@@ -118,14 +140,17 @@ class Future {
   auto async_get(diagnostics& diag, Token&& token = {}) const {
     return detail::initiate<T>(std::forward<Token>(token), &diag, Waiter{checked()});
   }
+  ///@}
 
-  /// Blocks until the result is there; throws tinker::error. Not on the client's io thread.
+  /// Blocks until the result is there; throws tinker::error. Not on the client's io thread
+  /// (there it throws errc::invalid_argument instead of deadlocking).
   T get() const { return take(detail::future_wait_blocking(checked(), std::nullopt)); }
   /// As get(), but throws errc::timeout after `timeout` (the poll goes on).
   T get(std::chrono::milliseconds timeout) const { return take(detail::future_wait_blocking(checked(), timeout)); }
 
+  /// A snapshot of the progress: request id, queue state, time waited, readiness. Any thread.
   FutureStatus status() const { return detail::future_status(*checked()); }
-  /// Replaces the queue-state callback (runs on the io thread).
+  /// Replaces the queue-state callback (runs on the io thread; must not block).
   void on_queue_state(QueueStateCallback callback) const {
     detail::future_on_queue_state(*checked(), std::move(callback));
   }

@@ -1,14 +1,5 @@
-// SamplingClient (spec 12): samples from a base model or from saved LoRA weights.
-//
-// A cheap handle: copies share one immutable configuration snapshot (session, sampler id, pools)
-// that the sampling path reads without locks, and one atomic request counter. Submitting
-// completes with a Future once the server accepted the request; a result the server lost
-// (HTTP 410) is requested again with a new seq_id inside the same Future (spec 12.3).
-// Under load (spec 12.2, 7.3, 5.3): a 429 answer backs off every client with the same base URL
-// and API key for 1 s (5 s for prompts estimated above 128 KiB) and re-sends the same seq_id;
-// submissions are bounded in count and bytes per ServiceClient (stricter for 10 s after a 429),
-// operations end to end by the server's sample_max_concurrent_requests, and connections by the
-// pools (ClientOptions::pools), so thousands of samples may be in flight at once.
+/// \file
+/// SamplingClient: samples from a base model or from saved LoRA weights (`doc/sampling.md`).
 #pragma once
 
 #include <tinker/async.hpp>
@@ -26,15 +17,19 @@ namespace tinker {
 
 class Tokenizer;
 
-/// Prompt log-probabilities to return with a sample (spec 9.11).
+/// Prompt log-probabilities to return with a sample (SampleResponse::prompt_logprobs and
+/// topk_prompt_logprobs).
 class SampleOptions {
  public:
+  /// Neither.
   SampleOptions() = default;
+  /// The prompt's logprobs when `include_prompt_logprobs_`, and the `topk_prompt_logprobs_`
+  /// likeliest tokens per prompt position.
   explicit SampleOptions(bool include_prompt_logprobs_, std::int64_t topk_prompt_logprobs_ = 0)
       : include_prompt_logprobs(include_prompt_logprobs_), topk_prompt_logprobs(topk_prompt_logprobs_) {}
 
-  bool include_prompt_logprobs = false;
-  std::int64_t topk_prompt_logprobs = 0;  ///< 0 = none
+  bool include_prompt_logprobs = false;   ///< return the logprob of every prompt token
+  std::int64_t topk_prompt_logprobs = 0;  ///< alternatives per prompt position; 0 = none
 };
 
 /// Per-token logprobs of a prompt; the first is always empty (nothing predicts it).
@@ -52,18 +47,43 @@ void sampling_get_tokenizer(std::shared_ptr<const SamplingState> state, diagnost
 const std::string& sampling_session_id(const SamplingState& state) noexcept;
 }  // namespace detail
 
+/// Samples from a base model or from saved sampler weights. Get one from
+/// ServiceClient::async_create_sampling_client, TrainingClient::async_create_sampling_client or
+/// TrainingClient::async_save_weights_and_get_sampling_client.
+///
+/// A cheap handle: copies share one immutable configuration snapshot (session, sampler id, pools)
+/// that the sampling path reads without locks, and one atomic request counter. Every call may
+/// come from any thread (the work hops onto the client's io thread). Submitting completes with a
+/// Future once the server accepted the request; a result the server lost (HTTP 410) is requested
+/// again with a new seq_id inside the same Future.
+///
+/// Under load (`doc/sampling.md#backpressure-and-retries`): a 429 answer backs off every client
+/// with the same base URL and API key for 1 s (5 s for prompts estimated above 128 KiB) and
+/// re-sends the same seq_id; submissions are bounded in count and bytes per ServiceClient
+/// (stricter for 10 s after a 429), operations end to end by the server's
+/// sample_max_concurrent_requests, and connections by the pools (ClientOptions::pools), so
+/// thousands of samples may be in flight at once.
+///
+/// Each operation has a second form taking a `diagnostics&` before the token, filled when it
+/// fails; errors are tinker::errc codes (see tinker::Future for the result's). An empty handle
+/// (valid() false) must not be used.
 class SamplingClient {
  public:
   /// An empty handle (what a failed creation completes with); only assignable.
   SamplingClient() = default;
+  /// Internal: the clients create samplers.
   explicit SamplingClient(std::shared_ptr<const detail::SamplingState> state) : state_(std::move(state)) {}
 
+  /// False for an empty handle.
   bool valid() const noexcept { return state_ != nullptr; }
 
   /// The server's id of this sampler ("<session>:sample:<n>").
   const std::string& sampling_session_id() const noexcept { return detail::sampling_session_id(*state_); }
 
-  /// Draws `num_samples` continuations of `prompt`.
+  /// Draws `num_samples` continuations of `prompt` with `params`, plus the prompt logprobs
+  /// `options` asks for. Completes with the Future of the SampleResponse once the server accepted
+  /// the request.
+  ///@{
   template <class Token = default_token>
   auto async_sample(ModelInput prompt, std::int64_t num_samples, SamplingParams params, SampleOptions options,
                     Token&& token = {}) const {
@@ -76,9 +96,11 @@ class SamplingClient {
     return detail::start<Future<SampleResponse>>(std::forward<Token>(token), &diag, &detail::sampling_sample, state_,
                                                  std::move(prompt), num_samples, std::move(params), options);
   }
+  ///@}
 
   /// Log-probabilities of every prompt token under this sampler's weights (one token sampled
-  /// and discarded, spec 12.4).
+  /// and discarded). Completes with the Future of the PromptLogprobs, whose first entry is empty.
+  ///@{
   template <class Token = default_token>
   auto async_compute_logprobs(ModelInput prompt, Token&& token = {}) const {
     return detail::start<Future<PromptLogprobs>>(std::forward<Token>(token), nullptr,
@@ -89,8 +111,13 @@ class SamplingClient {
     return detail::start<Future<PromptLogprobs>>(std::forward<Token>(token), &diag, &detail::sampling_compute_logprobs,
                                                  state_, std::move(prompt));
   }
+  ///@}
 
-  /// The tokenizer of the sampler's base model (GET /samplers/{id}, then spec 11.7).
+  /// The tokenizer of the sampler's base model: GET /api/v1/samplers/{id}, then
+  /// get_tokenizer_for (on disk or downloaded, `doc/tokenizers.md`). Loading happens off the io
+  /// thread; a tokenizer that cannot be found fails with invalid_configuration naming the paths
+  /// looked at.
+  ///@{
   template <class Token = default_token>
   auto async_get_tokenizer(Token&& token = {}) const {
     return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), nullptr,
@@ -101,6 +128,7 @@ class SamplingClient {
     return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), &diag,
                                                            &detail::sampling_get_tokenizer, state_);
   }
+  ///@}
 
  private:
   std::shared_ptr<const detail::SamplingState> state_;

@@ -1,11 +1,5 @@
-// ServiceClient (spec 13): the entry point. Construction does no I/O; the first call that needs
-// a session bootstraps it in the spec's order (client/config, auth/token when the server uses
-// JWTs, dynamic_config, create_session), then a heartbeat keeps the session alive every 10 s.
-//
-// Threading: the client runs on the executor it is given (one io_context, one thread running
-// it). Destroy it on that thread, or after the io_context has stopped; destruction stops the
-// heartbeat, telemetry and every poll still running. The blocking facade in
-// <tinker/sync/service_client.hpp> owns an io_context and a thread for scripts.
+/// \file
+/// ServiceClient: the entry point of the asynchronous API (`doc/service.md`).
 #pragma once
 
 #include <tinker/async.hpp>
@@ -29,7 +23,9 @@ namespace tinker {
 /// Everything a ServiceClient needs besides its executor.
 class ServiceClientOptions {
  public:
+  /// Default client options (no credential: set one, or use ClientOptions::from_environment()).
   ServiceClientOptions() = default;
+  /// The given client options, defaults for the rest.
   explicit ServiceClientOptions(ClientOptions client_) : client(std::move(client_)) {}
 
   ClientOptions client;                              ///< base URL, key, timeouts, pools (or from the environment)
@@ -40,41 +36,47 @@ class ServiceClientOptions {
   bool json_bulk_paths = false;
 };
 
-/// create_lora_training_client arguments (spec 13.3).
+/// Arguments of ServiceClient::async_create_lora_training_client (see LoraConfig).
 class LoraTrainingOptions {
  public:
+  /// No base model yet (required), rank 32.
   LoraTrainingOptions() = default;
+  /// A rank-`rank_` adapter on `base_model_`.
   explicit LoraTrainingOptions(std::string base_model_, std::int64_t rank_ = 32)
       : base_model(std::move(base_model_)), rank(rank_) {}
 
-  std::string base_model;
-  std::int64_t rank = 32;
-  std::optional<std::int64_t> seed;
-  bool train_mlp = true;
-  bool train_attn = true;
-  bool train_unembed = true;
-  std::map<std::string, std::string> user_metadata;
+  std::string base_model;                            ///< a supported model, e.g. "Qwen/Qwen3-8B"
+  std::int64_t rank = 32;                            ///< the adapter's rank
+  std::optional<std::int64_t> seed;                  ///< initialisation seed; empty: random
+  bool train_mlp = true;                             ///< LoRA on the MLP (or MoE) layers
+  bool train_attn = true;                            ///< LoRA on the attention layers
+  bool train_unembed = true;                         ///< LoRA on the unembedding layer
+  std::map<std::string, std::string> user_metadata;  ///< free-form, shown by the REST listings
 };
 
-/// create_training_client_from_state arguments.
+/// Arguments of ServiceClient::async_create_training_client_from_state besides the path.
 class FromStateOptions {
  public:
+  /// The checkpoint's own settings.
   FromStateOptions() = default;
 
-  std::optional<std::string> base_model;  ///< overrides the checkpoint's base model
-  std::map<std::string, std::string> user_metadata;
-  std::optional<std::string> weights_access_token;  ///< for a checkpoint of another user
+  std::optional<std::string> base_model;             ///< overrides the checkpoint's base model (a compatible one)
+  std::map<std::string, std::string> user_metadata;  ///< the new model's metadata
+  std::optional<std::string> weights_access_token;   ///< for a checkpoint of another user
 };
 
-/// create_sampling_client: exactly one of the two.
+/// Arguments of ServiceClient::async_create_sampling_client: exactly one of the two.
 class SamplingSource {
  public:
+  /// Neither (not a valid source).
   SamplingSource() = default;
+  /// Saved sampler weights at `path` (`tinker://.../sampler_weights/<name>`).
   static SamplingSource from_model_path(std::string path) { return SamplingSource(std::move(path), {}); }
+  /// The base model `name` without an adapter, e.g. "Qwen/Qwen3-8B".
   static SamplingSource from_base_model(std::string name) { return SamplingSource({}, std::move(name)); }
 
-  std::optional<std::string> model_path;  ///< tinker://.../sampler_weights/<name>
-  std::optional<std::string> base_model;
+  std::optional<std::string> model_path;  ///< `tinker://.../sampler_weights/<name>`
+  std::optional<std::string> base_model;  ///< a supported base model
 
  private:
   SamplingSource(std::optional<std::string> path, std::optional<std::string> base)
@@ -93,23 +95,53 @@ void service_create_sampling_client(HolderPtr h, SamplingSource source, diagnost
                                     Handler<SamplingClient> handler);
 }  // namespace detail
 
+/// The entry point: creates training, sampling and REST clients, and owns the session they share.
+///
+/// Construction does no I/O; the first call that needs a session bootstraps it in the
+/// protocol's order (client/config, auth/token when the server uses JWTs, dynamic_config,
+/// create_session, `doc/protocol.md#bootstrap-and-lifecycle`), then a heartbeat keeps the
+/// session alive every 10 s.
+///
+///     boost::asio::io_context io;
+///     tinker::ServiceClient service(io.get_executor());  // TINKER_API_KEY, TINKER_BASE_URL, ...
+///     boost::asio::co_spawn(io, [&]() -> boost::asio::awaitable<void> {
+///       tinker::TrainingClient training = co_await service.async_create_lora_training_client(
+///           tinker::LoraTrainingOptions("Qwen/Qwen3-8B"), tinker::use_awaitable);
+///       // ...
+///     }, boost::asio::detached);
+///     io.run();
+///
+/// Threading: the client runs on the executor it is given (one io_context, one thread running
+/// it; `doc/architecture.md#threading-and-ordering`); calls may be initiated from any thread.
+/// Destroy it on that thread, or after the io_context has stopped; destruction stops the
+/// heartbeat, telemetry and every poll still running. The blocking facade in
+/// <tinker/sync/service_client.hpp> owns an io_context and a thread for scripts.
+///
+/// Every operation has a second form taking a `diagnostics&` before the token, filled when it
+/// fails. A failed bootstrap fails the call that needed it (and the next call tries again).
 class ServiceClient {
  public:
-  /// Throws tinker::error (invalid_configuration) for bad options, naming the option; the key
-  /// check of spec 2.2 happens here.
+  /// Throws tinker::error (invalid_configuration) for bad options, naming the option; the API
+  /// key's form is checked here (`doc/protocol.md#authentication`).
   ServiceClient(boost::asio::any_io_executor executor, ServiceClientOptions options);
-  /// Options from the environment (spec 1.1).
+  /// Options from the environment (ClientOptions::from_environment); throws as above.
   explicit ServiceClient(boost::asio::any_io_executor executor);
+  /// Stops the heartbeat, telemetry and every poll still running (see the class comment).
   ~ServiceClient();
+  /// Not copyable: one client owns one session.
   ServiceClient(const ServiceClient&) = delete;
+  /// Not copyable.
   ServiceClient& operator=(const ServiceClient&) = delete;
+  /// Takes over `other`'s session; `other` is left empty.
   ServiceClient(ServiceClient&&) noexcept;
+  /// Shuts this client's session down, then takes over `other`'s.
   ServiceClient& operator=(ServiceClient&&) noexcept;
 
   /// The session id once bootstrapped (empty before).
   std::string session_id() const;
 
   /// The base models the server offers (no session needed).
+  ///@{
   template <class Token = default_token>
   auto async_get_server_capabilities(Token&& token = {}) const {
     return detail::start<GetServerCapabilitiesResponse>(std::forward<Token>(token), nullptr,
@@ -120,8 +152,11 @@ class ServiceClient {
     return detail::start<GetServerCapabilitiesResponse>(std::forward<Token>(token), &diag,
                                                         &detail::service_get_server_capabilities, holder_);
   }
+  ///@}
 
-  /// create_model, then waits for the model (spec 13.3).
+  /// Creates a LoRA model (create_model) and completes with its TrainingClient once the server
+  /// has made it; queue pauses meanwhile are logged as warnings.
+  ///@{
   template <class Token = default_token>
   auto async_create_lora_training_client(LoraTrainingOptions options, Token&& token = {}) const {
     return detail::start<TrainingClient>(std::forward<Token>(token), nullptr,
@@ -132,8 +167,10 @@ class ServiceClient {
     return detail::start<TrainingClient>(std::forward<Token>(token), &diag,
                                          &detail::service_create_lora_training_client, holder_, std::move(options));
   }
+  ///@}
 
-  /// A new model from a training checkpoint's weights (optimizer state fresh).
+  /// A new model from the training checkpoint at `path` (`tinker://.../weights/<name>`), with a
+  /// fresh optimizer state; LoRA settings from the checkpoint (`doc/service.md`).
   template <class Token = default_token>
   auto async_create_training_client_from_state(std::string path, FromStateOptions options = {},
                                                Token&& token = {}) const {
@@ -141,7 +178,7 @@ class ServiceClient {
                                          &detail::service_create_training_client_from_state, holder_, std::move(path),
                                          false, std::move(options));
   }
-  /// The same with the checkpoint's optimizer state.
+  /// As async_create_training_client_from_state, also restoring the checkpoint's optimizer state.
   template <class Token = default_token>
   auto async_create_training_client_from_state_with_optimizer(std::string path, FromStateOptions options = {},
                                                               Token&& token = {}) const {
@@ -149,6 +186,7 @@ class ServiceClient {
                                          &detail::service_create_training_client_from_state, holder_, std::move(path),
                                          true, std::move(options));
   }
+  /// Either form, chosen by `with_optimizer`, with `diag` filled on failure.
   template <class Token = default_token>
   auto async_create_training_client_from_state(std::string path, bool with_optimizer, FromStateOptions options,
                                                diagnostics& diag, Token&& token = {}) const {
@@ -157,7 +195,9 @@ class ServiceClient {
                                          with_optimizer, std::move(options));
   }
 
-  /// A SamplingClient on a base model or on saved sampler weights.
+  /// A SamplingClient on a base model or on saved sampler weights (create_sampling_session).
+  /// A source with neither or both fails with invalid_argument.
+  ///@{
   template <class Token = default_token>
   auto async_create_sampling_client(SamplingSource source, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::service_create_sampling_client,
@@ -168,11 +208,12 @@ class ServiceClient {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::service_create_sampling_client,
                                          holder_, std::move(source));
   }
+  ///@}
 
-  /// REST calls on this client's pools (no session).
+  /// REST calls on this client's pools (no session needed, no I/O here).
   RestClient create_rest_client() const { return RestClient(holder_); }
 
-  /// For tests and tools: the shared state.
+  /// Internal, for tests and tools: the shared state.
   const detail::HolderPtr& holder() const noexcept { return holder_; }
 
  private:

@@ -1,13 +1,5 @@
-// TrainingClient (spec 11): one LoRA model on the server.
-//
-// Operations are submitted in the order they are initiated (a turnstile hands out seq_ids in
-// turn order) and their results are awaited concurrently, so a loop can submit forward_backward
-// and optim_step back to back before awaiting either. Each `async_x` completes with a Future
-// once the server accepted the request. If a submission fails for good after its retries, the
-// server would wait forever for the missing seq_id; every later operation then fails at once
-// with an error naming it (continue from a checkpoint with a new TrainingClient).
-//
-// A cheap handle: copies refer to the same model and the same turnstile.
+/// \file
+/// TrainingClient: one LoRA model on the server (`doc/training.md`).
 #pragma once
 
 #include <tinker/async.hpp>
@@ -27,33 +19,39 @@ namespace tinker {
 
 class Tokenizer;
 
-/// What a custom loss returns (spec 11.6): the loss, its metrics (names need no ':'), and the
-/// gradient of the loss with respect to each datum's per-token logprobs.
+/// What a custom loss returns (`doc/training.md#custom-losses`): the loss, its metrics (names
+/// need no ':'), and the gradient of the loss with respect to each datum's per-token logprobs.
 class CustomLossOutput {
  public:
+  /// A zero loss without gradients.
   CustomLossOutput() = default;
+  /// Loss `loss_` with `gradients_` and `metrics_`.
   CustomLossOutput(double loss_, std::vector<std::vector<float>> gradients_, Metrics metrics_ = {})
       : loss(loss_), metrics(std::move(metrics_)), gradients(std::move(gradients_)) {}
 
-  double loss = 0.0;
+  double loss = 0.0;  ///< the loss's value (reported as metric `loss`)
+  /// Extra metrics, merged into the result's metrics.
   Metrics metrics;
   std::vector<std::vector<float>> gradients;  ///< one vector per datum, as long as its target_tokens
 };
 
 /// Receives the batch and each datum's per-token logprobs (from a forward pass). Runs on the
-/// client's io thread.
+/// client's io thread: it must not block or call the blocking API. A tinker::error it throws
+/// fails the operation with that code and message.
 using CustomLossFunction =
     std::function<CustomLossOutput(const std::vector<Datum>& data, const std::vector<std::vector<float>>& logprobs)>;
 
-/// save_state options (spec 8.8.1).
+/// Options of TrainingClient::async_save_state.
 class SaveStateOptions {
  public:
+  /// Kept until deleted; an existing checkpoint of the name is not replaced.
   SaveStateOptions() = default;
+  /// Expire after `ttl_seconds_`; replace an existing checkpoint when `overwrite_`.
   explicit SaveStateOptions(std::optional<std::int64_t> ttl_seconds_, bool overwrite_ = false)
       : ttl_seconds(ttl_seconds_), overwrite(overwrite_) {}
 
-  std::optional<std::int64_t> ttl_seconds;  ///< empty: kept until deleted
-  bool overwrite = false;
+  std::optional<std::int64_t> ttl_seconds;  ///< lifetime in seconds; empty: kept until deleted
+  bool overwrite = false;                   ///< replace an existing checkpoint of the same name
 };
 
 namespace detail {
@@ -78,19 +76,37 @@ void training_get_tokenizer(TrainingPtr t, diagnostics* d, Handler<std::shared_p
 const std::string& training_model_id(const TrainingState& t) noexcept;
 }  // namespace detail
 
-// Every operation has a second form taking a `diagnostics&` just before the token.
+/// One LoRA model on the server. Get one from ServiceClient::async_create_lora_training_client
+/// or ServiceClient::async_create_training_client_from_state.
+///
+/// Operations are submitted in the order they are initiated (a turnstile hands out seq_ids in
+/// turn order) and their results are awaited concurrently, so a loop can submit forward_backward
+/// and optim_step back to back before awaiting either (`doc/training.md#ordering-and-pipelining`).
+/// With the default token (`deferred`) an operation is initiated when it is first awaited, with
+/// `tinker::use_awaitable` when it is co_awaited, with a callback or `use_future` at the call.
+/// Each `async_x` completes with a Future once the server accepted the request. If a submission
+/// fails for good after its retries, the server would wait forever for the missing seq_id; every
+/// later operation then fails at once with an error naming it (continue from a checkpoint with a
+/// new TrainingClient).
+///
+/// A cheap handle: copies refer to the same model and the same turnstile, and calls may come
+/// from any thread. Every operation has a second form taking a `diagnostics&` just before the
+/// token, filled when it fails. An empty handle (valid() false) must not be used.
 class TrainingClient {
  public:
   /// An empty handle (what a failed creation completes with); only assignable.
   TrainingClient() = default;
+  /// Internal: the ServiceClient creates training clients.
   explicit TrainingClient(detail::TrainingPtr state) : state_(std::move(state)) {}
 
+  /// False for an empty handle.
   bool valid() const noexcept { return state_ != nullptr; }
 
-  /// "<session_id>:train:<n>".
+  /// "<session_id>:train:<n>", also the training run id.
   const std::string& model_id() const noexcept { return detail::training_model_id(*state_); }
 
   /// A forward pass only (no gradients): per-datum logprobs and the loss's metrics.
+  ///@{
   template <class Token = default_token>
   auto async_forward(ForwardBackwardInput input, Token&& token = {}) const {
     return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr, &detail::training_forward, state_,
@@ -101,9 +117,12 @@ class TrainingClient {
     return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward, state_,
                                            std::move(input));
   }
+  ///@}
 
   /// Forward and backward pass; gradients accumulate until the next optim_step. A batch over
-  /// the server's limits is split into chunks whose results are combined (spec 11.3, 11.4).
+  /// the server's limits is split into chunks whose results are combined
+  /// (`doc/training.md#chunking`). An empty batch fails with invalid_argument.
+  ///@{
   template <class Token = default_token>
   auto async_forward_backward(ForwardBackwardInput input, Token&& token = {}) const {
     return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr, &detail::training_forward_backward,
@@ -114,10 +133,13 @@ class TrainingClient {
     return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward_backward,
                                            state_, std::move(input));
   }
+  ///@}
 
-  /// A loss computed by the caller from per-token logprobs (spec 11.6): a forward pass, then
-  /// `loss`, then a forward_backward whose weights are minus the returned gradients. Uses two
-  /// seq_ids. Each datum needs `target_tokens` and may have `weights`, nothing else.
+  /// A loss computed by the caller from per-token logprobs (`doc/training.md#custom-losses`): a
+  /// forward pass, then `loss`, then a forward_backward whose weights are minus the returned
+  /// gradients. Uses two seq_ids. Each datum needs `target_tokens` and may have `weights`,
+  /// nothing else (invalid_argument otherwise); tinker::losses has ready-made losses.
+  ///@{
   template <class Token = default_token>
   auto async_forward_backward_custom(std::vector<Datum> data, CustomLossFunction loss, Token&& token = {}) const {
     return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr,
@@ -130,8 +152,10 @@ class TrainingClient {
     return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward_backward_custom,
                                            state_, std::move(data), std::move(loss));
   }
+  ///@}
 
-  /// One Adam step with the accumulated gradients.
+  /// One AdamW step with the gradients accumulated since the last one, which are then cleared.
+  ///@{
   template <class Token = default_token>
   auto async_optim_step(AdamParams params, Token&& token = {}) const {
     return detail::start<Future<OptimStepResponse>>(std::forward<Token>(token), nullptr, &detail::training_optim_step,
@@ -142,9 +166,11 @@ class TrainingClient {
     return detail::start<Future<OptimStepResponse>>(std::forward<Token>(token), &diag, &detail::training_optim_step,
                                                     state_, params);
   }
+  ///@}
 
   /// Saves weights and optimizer state as `tinker://<model_id>/weights/<name>`. A retry after a
   /// save that did succeed is not an error.
+  ///@{
   template <class Token = default_token>
   auto async_save_state(std::string name, SaveStateOptions options, Token&& token = {}) const {
     return detail::start<Future<SaveWeightsResponse>>(std::forward<Token>(token), nullptr, &detail::training_save_state,
@@ -155,6 +181,7 @@ class TrainingClient {
     return detail::start<Future<SaveWeightsResponse>>(std::forward<Token>(token), &diag, &detail::training_save_state,
                                                       state_, std::move(name), options);
   }
+  ///@}
 
   /// Loads the weights of a training checkpoint (`tinker://.../weights/<name>`) into this model,
   /// keeping its optimizer state.
@@ -178,6 +205,7 @@ class TrainingClient {
   }
 
   /// Saves sampler weights as `tinker://<model_id>/sampler_weights/<name>`.
+  ///@{
   template <class Token = default_token>
   auto async_save_weights_for_sampler(std::string name, std::optional<std::int64_t> ttl_seconds = std::nullopt,
                                       Token&& token = {}) const {
@@ -192,8 +220,11 @@ class TrainingClient {
                                                                 &detail::training_save_weights_for_sampler, state_,
                                                                 std::move(name), ttl_seconds);
   }
+  ///@}
 
-  /// Saves ephemeral sampler weights and returns a SamplingClient on them (spec 11.5).
+  /// Saves ephemeral (unnamed) sampler weights and completes with a SamplingClient on them,
+  /// once the save is done.
+  ///@{
   template <class Token = default_token>
   auto async_save_weights_and_get_sampling_client(Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr,
@@ -204,8 +235,10 @@ class TrainingClient {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag,
                                          &detail::training_save_weights_and_get_sampling_client, state_);
   }
+  ///@}
 
   /// A SamplingClient on saved sampler weights (`tinker://.../sampler_weights/<name>`).
+  ///@{
   template <class Token = default_token>
   auto async_create_sampling_client(std::string model_path, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::training_create_sampling_client,
@@ -216,8 +249,10 @@ class TrainingClient {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::training_create_sampling_client,
                                          state_, std::move(model_path));
   }
+  ///@}
 
-  /// Model name, LoRA rank and tokenizer id.
+  /// Model name, LoRA rank and tokenizer id (not an ordered operation: no seq_id).
+  ///@{
   template <class Token = default_token>
   auto async_get_info(Token&& token = {}) const {
     return detail::start<GetInfoResponse>(std::forward<Token>(token), nullptr, &detail::training_get_info, state_);
@@ -226,8 +261,12 @@ class TrainingClient {
   auto async_get_info(diagnostics& diag, Token&& token = {}) const {
     return detail::start<GetInfoResponse>(std::forward<Token>(token), &diag, &detail::training_get_info, state_);
   }
+  ///@}
 
-  /// The model's tokenizer, found on disk from get_info's tokenizer id (spec 11.7).
+  /// The model's tokenizer: get_info, then get_tokenizer_for with its model name and tokenizer
+  /// id (on disk or downloaded, `doc/tokenizers.md`). Loading happens off the io thread; a
+  /// tokenizer that cannot be found fails with invalid_configuration naming the paths looked at.
+  ///@{
   template <class Token = default_token>
   auto async_get_tokenizer(Token&& token = {}) const {
     return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), nullptr,
@@ -238,6 +277,7 @@ class TrainingClient {
     return detail::start<std::shared_ptr<const Tokenizer>>(std::forward<Token>(token), &diag,
                                                            &detail::training_get_tokenizer, state_);
   }
+  ///@}
 
  private:
   detail::TrainingPtr state_;
