@@ -24,7 +24,7 @@ using tinker::LogLevel;
 using tinker::Secret;
 using Env = std::map<std::string, std::string>;
 
-// Public option types are non-aggregates: GCC 12 miscompiles aggregate temporaries in co_await
+// Public option types are non-aggregates: GCC 12 double-frees aggregate temporaries inside co_await
 // expressions (doc/architecture.md#toolchain-rules).
 static_assert(!std::is_aggregate_v<ClientOptions>);
 static_assert(!std::is_aggregate_v<tinker::RetryOptions>);
