@@ -1,34 +1,6 @@
-// tinker::sync::ServiceClient: the blocking facade over the async SDK, for scripts, tools and
-// tests (architecture.md "Async API shape").
-//
-//   int main() {
-//     tinker::sync::ServiceClient service;  // TINKER_API_KEY, TINKER_BASE_URL, ...
-//     tinker::sync::TrainingClient training = service.create_lora_training_client("Qwen/Qwen3-8B", 32);
-//     for (auto& batch : batches) {
-//       auto fb = training.forward_backward({batch, tinker::loss_fn::cross_entropy});
-//       auto step = training.optim_step(tinker::AdamParams(1e-4));  // pipelined behind fb
-//       std::cout << fb.get().metrics.at("loss:sum") << '\n';
-//       step.get();
-//     }
-//   }
-//
-// Threads: the ServiceClient owns a runtime — one io_context, a work guard and one thread running
-// it — where the async clients live. Each blocking call starts the async operation on the
-// caller's thread and waits for it, so calls may come from `main()` and from several threads at
-// once. A call made on the io thread itself (inside a callback, a Future continuation or a custom
-// loss function) throws tinker::error (invalid_argument) instead of deadlocking.
-//
-// Lifetime (choice): every sync object made from this client (TrainingClient, SamplingClient,
-// RestClient, and their copies) shares the runtime, so the io thread runs while any of them
-// exists: a TrainingClient that outlives its ServiceClient keeps working. When the last one goes,
-// the async ServiceClient is shut down on the io thread (heartbeat, telemetry and every poll
-// stop), then the io_context is stopped and the thread joined: nothing is left running. A
-// tinker::Future does not hold the runtime: once every sync object is gone, its poll is stopped
-// and `get()` returns the result if it had already arrived, else fails with errc::cancelled
-// (`status()` still works; `async_get` and `cancel()` need a live client).
-//
-// Errors: each call throws tinker::error carrying the diagnostics (HTTP status, request id,
-// server message, category); each has a `try_` form returning tinker::sync::Result<T>.
+/// \file
+/// tinker::sync::ServiceClient: the blocking facade over the async SDK, for scripts, tools and
+/// tests (`doc/architecture.md#async-api-shape`).
 #pragma once
 
 #include <tinker/service_client.hpp>
@@ -43,44 +15,93 @@
 
 namespace tinker::sync {
 
+/// The blocking facade over tinker::ServiceClient, for scripts, tools and tests.
+///
+///     int main() {
+///       tinker::sync::ServiceClient service;  // TINKER_API_KEY, TINKER_BASE_URL, ...
+///       tinker::sync::TrainingClient training = service.create_lora_training_client("Qwen/Qwen3-8B", 32);
+///       for (auto& batch : batches) {
+///         auto fb = training.forward_backward({batch, tinker::loss_fn::cross_entropy});
+///         auto step = training.optim_step(tinker::AdamParams(1e-4));  // pipelined behind fb
+///         std::cout << fb.get().metrics.at("loss:sum") << '\n';
+///         step.get();
+///       }
+///     }
+///
+/// Threads: the ServiceClient owns a runtime — one io_context, a work guard and one thread
+/// running it — where the async clients live. Each blocking call starts the async operation on
+/// the caller's thread and waits for it, so calls may come from `main()` and from several threads
+/// at once. A call made on the io thread itself (inside a callback, a Future continuation or a
+/// custom loss function) throws tinker::error (invalid_argument) instead of deadlocking.
+///
+/// Lifetime (choice): every sync object made from this client (TrainingClient, SamplingClient,
+/// RestClient, and their copies) shares the runtime, so the io thread runs while any of them
+/// exists: a TrainingClient that outlives its ServiceClient keeps working. When the last one
+/// goes, the async ServiceClient is shut down on the io thread (heartbeat, telemetry and every
+/// poll stop), then the io_context is stopped and the thread joined: nothing is left running. A
+/// tinker::Future does not hold the runtime: once every sync object is gone, its poll is stopped
+/// and `get()` returns the result if it had already arrived, else fails with errc::cancelled
+/// (`status()` still works; `async_get` and `cancel()` need a live client).
+///
+/// Errors: each call throws tinker::error carrying the diagnostics (HTTP status, request id,
+/// server message, category), as the async call would complete; each has a `try_` form
+/// returning tinker::sync::Result<T> instead.
 class ServiceClient {
  public:
   /// Throws tinker::error (invalid_configuration) for bad options, naming the option; starts the
   /// io thread only when the options are good. No I/O until the first call.
   explicit ServiceClient(ServiceClientOptions options);
-  /// Options from the environment (spec 1.1).
+  /// Options from the environment (ClientOptions::from_environment); throws as above.
   ServiceClient();
-  /// Drops this client's share of the runtime (see the file comment).
+  /// Drops this client's share of the runtime (see the class comment).
   ~ServiceClient();
+  /// Not copyable: one client owns one session.
   ServiceClient(const ServiceClient&) = delete;
+  /// Not copyable.
   ServiceClient& operator=(const ServiceClient&) = delete;
+  /// Takes over `other`'s share of the runtime; `other` is left empty.
   ServiceClient(ServiceClient&&) noexcept;
+  /// Drops this client's share of the runtime, then takes over `other`'s.
   ServiceClient& operator=(ServiceClient&&) noexcept;
 
   /// The session id once bootstrapped (empty before).
   std::string session_id() const;
 
-  /// The base models the server offers.
+  /// The base models the server offers (tinker::ServiceClient::async_get_server_capabilities).
+  ///@{
   GetServerCapabilitiesResponse get_server_capabilities() const;
   Result<GetServerCapabilitiesResponse> try_get_server_capabilities() const;
+  ///@}
 
-  /// create_model, then waits for the model (spec 13.3).
+  /// Creates a LoRA model and returns its client once the server has made it
+  /// (tinker::ServiceClient::async_create_lora_training_client).
+  /// The second form is `LoraTrainingOptions(base_model, rank)` spelt out.
+  ///@{
   TrainingClient create_lora_training_client(LoraTrainingOptions options) const;
   TrainingClient create_lora_training_client(std::string base_model, std::int64_t rank = 32) const;
   Result<TrainingClient> try_create_lora_training_client(LoraTrainingOptions options) const;
+  ///@}
 
-  /// A new model from a training checkpoint's weights (fresh optimizer state).
+  /// A new model from the training checkpoint at `path`, with a fresh optimizer state
+  /// (tinker::ServiceClient::async_create_training_client_from_state).
+  ///@{
   TrainingClient create_training_client_from_state(std::string path, FromStateOptions options = {}) const;
   Result<TrainingClient> try_create_training_client_from_state(std::string path, FromStateOptions options = {}) const;
-  /// The same with the checkpoint's optimizer state.
+  ///@}
+  /// As create_training_client_from_state, also restoring the checkpoint's optimizer state.
+  ///@{
   TrainingClient create_training_client_from_state_with_optimizer(std::string path,
                                                                   FromStateOptions options = {}) const;
   Result<TrainingClient> try_create_training_client_from_state_with_optimizer(std::string path,
                                                                               FromStateOptions options = {}) const;
+  ///@}
 
-  /// A SamplingClient on a base model or on saved sampler weights.
+  /// A SamplingClient on a base model or on saved sampler weights; a source with neither or
+  /// both is invalid_argument.
+  ///@{
   SamplingClient create_sampling_client(SamplingSource source) const;
   Result<SamplingClient> try_create_sampling_client(SamplingSource source) const;
+  ///@}
 
   /// REST calls on this client's pools (no I/O here).
   RestClient create_rest_client() const;

@@ -1,21 +1,5 @@
-// tinker::sync::TrainingClient: the blocking form of tinker::TrainingClient (spec 11).
-//
-// The submitting calls (forward, forward_backward, optim_step, save/load, ...) return a
-// tinker::Future as soon as the server accepted the request; `get()` on it blocks for the result.
-// Operations are ordered by call order (the turnstile takes its ticket inside the call, on the
-// caller's thread), so a script can pipeline a step before waiting for either result:
-//
-//   tinker::sync::TrainingClient training = service.create_lora_training_client("Qwen/Qwen3-8B", 32);
-//   auto fb = training.forward_backward({batch, tinker::loss_fn::cross_entropy});
-//   auto step = training.optim_step(tinker::AdamParams(1e-4));
-//   double loss = fb.get().metrics.at("loss:sum");
-//   step.get();
-//
-// A cheap handle: copies share the model and its turnstile; every method may be called from
-// several threads at once (concurrent calls are ordered by when each took its ticket). Calling a
-// method on the client's io thread (inside a callback, a Future continuation or a custom loss
-// function) throws tinker::error (invalid_argument) instead of deadlocking. Errors are
-// tinker::error with diagnostics; each call has a `try_` form returning Result<T> instead.
+/// \file
+/// tinker::sync::TrainingClient: the blocking form of tinker::TrainingClient (`doc/training.md`).
 #pragma once
 
 #include <tinker/future.hpp>
@@ -39,74 +23,127 @@ namespace sync {
 
 class ServiceClient;
 
+/// The blocking form of tinker::TrainingClient; get one from
+/// sync::ServiceClient::create_lora_training_client or create_training_client_from_state.
+///
+/// The submitting calls (forward, forward_backward, optim_step, save/load, ...) return a
+/// tinker::Future as soon as the server accepted the request; `get()` on it blocks for the
+/// result. Operations are ordered by call order (the turnstile takes its ticket inside the call,
+/// on the caller's thread), so a script can pipeline a step before waiting for either result:
+///
+///     tinker::sync::TrainingClient training = service.create_lora_training_client("Qwen/Qwen3-8B", 32);
+///     auto fb = training.forward_backward({batch, tinker::loss_fn::cross_entropy});
+///     auto step = training.optim_step(tinker::AdamParams(1e-4));
+///     double loss = fb.get().metrics.at("loss:sum");
+///     step.get();
+///
+/// A cheap handle: copies share the model and its turnstile; every method may be called from
+/// several threads at once (concurrent calls are ordered by when each took its ticket). Calling
+/// a method on the client's io thread (inside a callback, a Future continuation or a custom loss
+/// function) throws tinker::error (invalid_argument) instead of deadlocking. Errors are
+/// tinker::error with diagnostics, as the async call would complete; each call has a `try_` form
+/// returning Result<T> instead.
 class TrainingClient {
  public:
   /// An empty handle; every call on it fails with errc::invalid_argument.
   TrainingClient() = default;
+  /// Another handle on the same model (shares the runtime).
   TrainingClient(const TrainingClient&) = default;
+  /// Takes over `other`'s handle; `other` is left empty.
   TrainingClient(TrainingClient&&) noexcept = default;
+  /// Replaces this handle (the old one is released as by the destructor).
   TrainingClient& operator=(TrainingClient other) noexcept;
   /// Releases the async handle on the io thread; the last sync object shuts the runtime down.
   ~TrainingClient();
 
+  /// False for an empty handle.
   bool valid() const noexcept { return client_.valid(); }
 
   /// "<session_id>:train:<n>". Throws tinker::error (invalid_argument) on an empty handle.
   const std::string& model_id() const;
 
-  /// A forward pass only: per-datum logprobs and the loss's metrics.
+  /// A forward pass only: per-datum logprobs and the loss's metrics
+  /// (tinker::TrainingClient::async_forward).
+  ///@{
   Future<ForwardBackwardOutput> forward(ForwardBackwardInput input) const;
   Result<Future<ForwardBackwardOutput>> try_forward(ForwardBackwardInput input) const;
+  ///@}
 
-  /// Forward and backward pass; gradients accumulate until the next optim_step.
+  /// Forward and backward pass; gradients accumulate until the next optim_step. Large batches
+  /// are chunked (tinker::TrainingClient::async_forward_backward).
+  ///@{
   Future<ForwardBackwardOutput> forward_backward(ForwardBackwardInput input) const;
   Result<Future<ForwardBackwardOutput>> try_forward_backward(ForwardBackwardInput input) const;
+  ///@}
 
-  /// A loss computed by `loss` from per-token logprobs (spec 11.6). `loss` runs on the io thread:
-  /// it must not call this facade.
+  /// A loss computed by `loss` from per-token logprobs (`doc/training.md#custom-losses`,
+  /// tinker::TrainingClient::async_forward_backward_custom). `loss` runs on the io thread: it
+  /// must not call this facade.
+  ///@{
   Future<ForwardBackwardOutput> forward_backward_custom(std::vector<Datum> data, CustomLossFunction loss) const;
   Result<Future<ForwardBackwardOutput>> try_forward_backward_custom(std::vector<Datum> data,
                                                                     CustomLossFunction loss) const;
+  ///@}
 
-  /// One Adam step with the accumulated gradients.
+  /// One AdamW step with the gradients accumulated since the last one.
+  ///@{
   Future<OptimStepResponse> optim_step(AdamParams params) const;
   Result<Future<OptimStepResponse>> try_optim_step(AdamParams params) const;
+  ///@}
 
-  /// Weights and optimizer state as `tinker://<model_id>/weights/<name>`.
+  /// Saves weights and optimizer state as `tinker://<model_id>/weights/<name>`.
+  ///@{
   Future<SaveWeightsResponse> save_state(std::string name, SaveStateOptions options = {}) const;
   Result<Future<SaveWeightsResponse>> try_save_state(std::string name, SaveStateOptions options = {}) const;
+  ///@}
 
-  /// Loads a training checkpoint's weights, keeping this model's optimizer state.
+  /// Loads a training checkpoint's weights, keeping this model's optimizer state; with
+  /// `access_token` for another user's checkpoint.
+  ///@{
   Future<LoadWeightsResponse> load_state(std::string path, std::optional<std::string> access_token = {}) const;
   Result<Future<LoadWeightsResponse>> try_load_state(std::string path,
                                                      std::optional<std::string> access_token = {}) const;
+  ///@}
   /// Loads weights and optimizer state.
+  ///@{
   Future<LoadWeightsResponse> load_state_with_optimizer(std::string path,
                                                         std::optional<std::string> access_token = {}) const;
   Result<Future<LoadWeightsResponse>> try_load_state_with_optimizer(std::string path,
                                                                     std::optional<std::string> access_token = {}) const;
+  ///@}
 
-  /// Sampler weights as `tinker://<model_id>/sampler_weights/<name>`.
+  /// Saves sampler weights as `tinker://<model_id>/sampler_weights/<name>`, expiring after
+  /// `ttl_seconds` when given.
+  ///@{
   Future<SaveWeightsForSamplerResponse> save_weights_for_sampler(
       std::string name, std::optional<std::int64_t> ttl_seconds = std::nullopt) const;
   Result<Future<SaveWeightsForSamplerResponse>> try_save_weights_for_sampler(
       std::string name, std::optional<std::int64_t> ttl_seconds = std::nullopt) const;
+  ///@}
 
-  /// Saves ephemeral sampler weights and returns a SamplingClient on them (spec 11.5).
+  /// Saves ephemeral (unnamed) sampler weights and returns a SamplingClient on them, once saved.
+  ///@{
   SamplingClient save_weights_and_get_sampling_client() const;
   Result<SamplingClient> try_save_weights_and_get_sampling_client() const;
+  ///@}
 
   /// A SamplingClient on saved sampler weights (`tinker://.../sampler_weights/<name>`).
+  ///@{
   SamplingClient create_sampling_client(std::string model_path) const;
   Result<SamplingClient> try_create_sampling_client(std::string model_path) const;
+  ///@}
 
   /// Model name, LoRA rank and tokenizer id.
+  ///@{
   GetInfoResponse get_info() const;
   Result<GetInfoResponse> try_get_info() const;
+  ///@}
 
-  /// The model's tokenizer (spec 11.7).
+  /// The model's tokenizer, on disk or downloaded (`doc/tokenizers.md`).
+  ///@{
   std::shared_ptr<const Tokenizer> get_tokenizer() const;
   Result<std::shared_ptr<const Tokenizer>> try_get_tokenizer() const;
+  ///@}
 
   /// The async handle, for code running on the io thread (or co_await elsewhere).
   const tinker::TrainingClient& async_client() const noexcept { return client_; }
