@@ -1,20 +1,6 @@
-// Chat renderers: conversations to tokens in a model's exact chat format, and sampled tokens back
-// to messages.
-//
-// A `Renderer` turns a list of `Message`s into the tokens a chat model was trained on: the prompt
-// to sample from (`build_generation_prompt`), or a supervised example with a per-token training
-// mask (`build_supervised_example`). `parse_response` reads sampled tokens back into a message,
-// splitting reasoning and tool calls out of the text. The families and their names are the ones
-// the Tinker cookbook uses (`role_colon`, `llama3`, `qwen3`, `qwen3_disable_thinking`,
-// `qwen3_instruct`, `deepseekv3`, `deepseekv3_thinking`, `gpt_oss_no_sysprompt`,
-// `gpt_oss_medium_reasoning`, `kimi_k2`), so recipes move between the two unchanged.
-// doc/renderers.md describes each format and the checks that tie it to the model's own template.
-//
-//   auto tokenizer = co_await training.async_get_tokenizer(tinker::use_awaitable);
-//   auto renderer = tinker::renderers::make_renderer(
-//       tinker::renderers::recommended_renderer("Qwen/Qwen3-8B"), tokenizer);
-//   auto example = renderer->build_supervised_example(conversation, TrainOn::all_assistant_messages);
-//   tinker::Datum datum = example.to_datum();
+/// \file
+/// Chat renderers: conversations to tokens in a model's exact chat format, and sampled tokens
+/// back to messages (tinker::renderers, `doc/renderers.md`).
 #pragma once
 
 #include <tinker/types/datum.hpp>
@@ -35,68 +21,103 @@ namespace tinker {
 class Tokenizer;
 }
 
+/// Chat renderers: conversations to tokens in a model's exact chat format, and sampled tokens back
+/// to messages.
+///
+/// A `Renderer` turns a list of `Message`s into the tokens a chat model was trained on: the prompt
+/// to sample from (`build_generation_prompt`), or a supervised example with a per-token training
+/// mask (`build_supervised_example`). `parse_response` reads sampled tokens back into a message,
+/// splitting reasoning and tool calls out of the text. The families and their names are the ones
+/// the Tinker cookbook uses (`role_colon`, `llama3`, `qwen3`, `qwen3_disable_thinking`,
+/// `qwen3_instruct`, `deepseekv3`, `deepseekv3_thinking`, `gpt_oss_no_sysprompt`,
+/// `gpt_oss_medium_reasoning`, `kimi_k2`), so recipes move between the two unchanged.
+/// `doc/renderers.md` describes each format and the checks that tie it to the model's own template.
+///
+///     auto tokenizer = co_await training.async_get_tokenizer(tinker::use_awaitable);
+///     auto renderer = tinker::renderers::make_renderer(
+///         tinker::renderers::recommended_renderer("Qwen/Qwen3-8B"), tokenizer);
+///     auto example = renderer->build_supervised_example(conversation, TrainOn::all_assistant_messages);
+///     tinker::Datum datum = example.to_datum();
 namespace tinker::renderers {
 
 /// Plain text of a message.
 class TextPart {
  public:
+  /// Empty text.
   TextPart() = default;
+  /// The text `text_`.
   explicit TextPart(std::string text_) : text(std::move(text_)) {}
 
+  /// UTF-8 text.
   std::string text;
 
+  /// Equal when the texts are equal.
   friend bool operator==(const TextPart&, const TextPart&) = default;
 };
 
 /// The model's reasoning (chain of thought), rendered in the family's thinking markup.
 class ThinkingPart {
  public:
+  /// Empty reasoning.
   ThinkingPart() = default;
+  /// The reasoning `thinking_`.
   explicit ThinkingPart(std::string thinking_) : thinking(std::move(thinking_)) {}
 
+  /// UTF-8 text, without the family's markup.
   std::string thinking;
 
+  /// Equal when the texts are equal.
   friend bool operator==(const ThinkingPart&, const ThinkingPart&) = default;
 };
 
 /// An image. No text family here can render one: they fail naming the message and part.
 class ImagePart {
  public:
+  /// An empty PNG.
   ImagePart() = default;
+  /// The encoded image `data_` in `format_`.
   ImagePart(std::vector<std::uint8_t> data_, ImageFormat format_) : data(std::move(data_)), format(format_) {}
 
-  std::vector<std::uint8_t> data;
-  ImageFormat format = ImageFormat::png;
+  std::vector<std::uint8_t> data;         ///< the encoded image file's bytes
+  ImageFormat format = ImageFormat::png;  ///< how `data` is encoded
 
+  /// Equal when every field is equal.
   friend bool operator==(const ImagePart&, const ImagePart&) = default;
 };
 
+/// One part of a message's content.
 using ContentPart = std::variant<TextPart, ThinkingPart, ImagePart>;
 
 /// A function call made by the assistant (OpenAI's shape): `arguments` is a JSON object's text.
 class ToolCall {
  public:
+  /// An empty call.
   ToolCall() = default;
+  /// A call of function `name_` with `arguments_` (JSON object text).
   ToolCall(std::string name_, std::string arguments_, std::optional<std::string> id_ = std::nullopt)
       : name(std::move(name_)), arguments(std::move(arguments_)), id(std::move(id_)) {}
 
-  std::string name;
-  std::string arguments;  ///< JSON text, e.g. {"city": "Paris"}
-  std::optional<std::string> id;
+  std::string name;               ///< the function called
+  std::string arguments;          ///< JSON text, e.g. {"city": "Paris"}
+  std::optional<std::string> id;  ///< the call's id, which the tool result's `tool_call_id` names
 
+  /// Equal when every field is equal.
   friend bool operator==(const ToolCall&, const ToolCall&) = default;
 };
 
 /// Sampled text that looked like a tool call but could not be read as one.
 class UnparsedToolCall {
  public:
+  /// Empty.
   UnparsedToolCall() = default;
+  /// The text `raw_text_` that could not be read, and why.
   UnparsedToolCall(std::string raw_text_, std::string error_)
       : raw_text(std::move(raw_text_)), error(std::move(error_)) {}
 
-  std::string raw_text;
-  std::string error;  ///< why it could not be read
+  std::string raw_text;  ///< the sampled text of the call, markup included
+  std::string error;     ///< why it could not be read
 
+  /// Equal when every field is equal.
   friend bool operator==(const UnparsedToolCall&, const UnparsedToolCall&) = default;
 };
 
@@ -105,15 +126,18 @@ class UnparsedToolCall {
 /// message's index.
 class Message {
  public:
+  /// An empty message without a role.
   Message() = default;
+  /// A message of `role_` holding one TextPart.
   Message(std::string role_, std::string text) : role(std::move(role_)) {
     content.emplace_back(TextPart(std::move(text)));
   }
+  /// A message of `role_` holding `content_`.
   Message(std::string role_, std::vector<ContentPart> content_)
       : role(std::move(role_)), content(std::move(content_)) {}
 
-  std::string role;
-  std::vector<ContentPart> content;
+  std::string role;                                   ///< "system", "user", "assistant", "tool", ...
+  std::vector<ContentPart> content;                   ///< the parts, in order
   std::vector<ToolCall> tool_calls;                   ///< assistant messages
   std::vector<UnparsedToolCall> unparsed_tool_calls;  ///< filled by parse_response only
   std::optional<std::string> name;                    ///< tool results: the function's name
@@ -125,6 +149,7 @@ class Message {
   /// The thinking parts, concatenated.
   std::string thinking() const;
 
+  /// Equal when every field is equal.
   friend bool operator==(const Message&, const Message&) = default;
 };
 
@@ -159,18 +184,20 @@ enum class ParseTermination {
   eos,            ///< the tokenizer's end-of-sequence token (where distinct from the marker)
   malformed,      ///< no end marker (cut off by max_tokens) or unreadable structure
 };
+/// "stop_sequence", "eos" or "malformed".
 const char* to_string(ParseTermination termination) noexcept;
 
+/// What Renderer::parse_response read.
 class ParsedResponse {
  public:
-  Message message;  ///< best effort even when malformed
-  ParseTermination termination = ParseTermination::malformed;
+  Message message;                                             ///< best effort even when malformed
+  ParseTermination termination = ParseTermination::malformed;  ///< how the message ended
 };
 
 /// A conversation as tokens with a weight per token (1: trained on, 0: context only).
 class SupervisedExample {
  public:
-  ModelInput model_input;
+  ModelInput model_input;      ///< the whole conversation's tokens
   std::vector<float> weights;  ///< one per token of model_input
 
   /// The next-token training datum of the first `max_length` tokens (all when not given): input
@@ -181,11 +208,19 @@ class SupervisedExample {
 
 /// Renders conversations in one chat format. Immutable after construction and safe to share
 /// between threads. Create one with `make_renderer`.
+///
+/// To add a family, derive from Renderer and implement name(), stop_sequences(),
+/// parse_response() and render_message(); override the protected extension points where the
+/// family's whole-conversation format is not the concatenation of its messages.
 class Renderer {
  public:
+  /// A renderer over `tokenizer`. Throws tinker::error (invalid_argument) for a null pointer.
   explicit Renderer(std::shared_ptr<const Tokenizer> tokenizer);
+  /// Virtual: families derive from Renderer.
   virtual ~Renderer();
+  /// Not copyable (shared through pointers).
   Renderer(const Renderer&) = delete;
+  /// Not copyable.
   Renderer& operator=(const Renderer&) = delete;
 
   /// The family's name, as make_renderer takes it.
@@ -217,17 +252,19 @@ class Renderer {
   /// multi-turn trajectory can be trained as one sequence.
   virtual bool has_extension_property() const noexcept { return false; }
 
+  /// The tokenizer it renders with.
   const Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
+  /// The tokenizer it renders with, as shared.
   const std::shared_ptr<const Tokenizer>& shared_tokenizer() const noexcept { return tokenizer_; }
 
  protected:
   /// Where a message sits in the conversation being rendered.
   class RenderContext {
    public:
-    std::size_t index = 0;
-    bool is_last = false;
-    const Message* previous = nullptr;
-    const Message* next = nullptr;
+    std::size_t index = 0;                       ///< the message's index in the conversation
+    bool is_last = false;                        ///< it is the conversation's last message
+    const Message* previous = nullptr;           ///< the message before it; null for the first
+    const Message* next = nullptr;               ///< the message after it; null for the last
     std::optional<std::size_t> last_user_index;  ///< empty: no user message
     bool in_last_assistant_turn = false;         ///< at or after the first message after the last user message
   };
@@ -238,9 +275,9 @@ class Renderer {
   /// last message of a supervised example only, as role_colon needs).
   class RenderedMessage {
    public:
-    std::vector<TokenId> header;
-    std::vector<ModelInputChunk> output;
-    std::vector<TokenId> stop_overlap;
+    std::vector<TokenId> header;          ///< role markup
+    std::vector<ModelInputChunk> output;  ///< what the model writes, end-of-turn marker included
+    std::vector<TokenId> stop_overlap;    ///< tokens shared by the stop sequence and the next header
   };
 
   /// The family's format for one message. Throws tinker::error (invalid_argument) naming
@@ -257,9 +294,11 @@ class Renderer {
   /// Extension points for families whose whole-conversation format is not the concatenation of
   /// its messages (Qwen3 strips reasoning from history, gpt-oss adds a system message). The
   /// defaults assemble bos_tokens() + render_message of each message (+ generation_header).
+  ///@{
   virtual ModelInput do_build_generation_prompt(std::span<const Message> messages, std::string_view role,
                                                 std::optional<std::string_view> prefill) const;
   virtual SupervisedExample do_build_supervised_example(std::span<const Message> messages, TrainOn train_on) const;
+  ///@}
 
   /// Whether `message`'s output carries weight under `train_on`.
   virtual bool output_is_trained(const Message& message, const RenderContext& context, TrainOn train_on) const;
