@@ -1,15 +1,17 @@
-// Tokenizers: the `tinker::Tokenizer` interface and its three backends (Hugging Face
-// `tokenizer.json`, tiktoken, SentencePiece), the tokenizer-id rules, the search for a tokenizer
-// on disk and on the Hugging Face Hub, and a process-wide cache.
-//
-// `TrainingClient::get_tokenizer()` / `SamplingClient::get_tokenizer()` end in
-// `get_tokenizer_for(model_name, tokenizer_id)`: the id is resolved (`resolve_tokenizer_id`), a file
-// for it is looked for in $TINKER_TOKENIZER_PATH and then in the Hugging Face hub cache, missing
-// files are downloaded from the Hub into that cache (see <tinker/tokenizer_hub.hpp>), and the
-// loaded tokenizer is cached by resolved id and revision. doc/tokenizers.md describes it all.
-//
-// Backends are hidden behind the abstract class: no JSON, regex, Unicode or sentencepiece header
-// is included here.
+/// \file
+/// Tokenizers: the `tinker::Tokenizer` interface and its three backends (Hugging Face
+/// `tokenizer.json`, tiktoken, SentencePiece), the tokenizer-id rules, the search for a tokenizer
+/// on disk and on the Hugging Face Hub, and a process-wide cache.
+///
+/// `TrainingClient::async_get_tokenizer()` / `SamplingClient::async_get_tokenizer()` end in
+/// `get_tokenizer_for(model_name, tokenizer_id)`: the id is resolved (`resolve_tokenizer_id`), a
+/// file for it is looked for in $TINKER_TOKENIZER_PATH and then in the Hugging Face hub cache,
+/// missing files are downloaded from the Hub into that cache (see <tinker/tokenizer_hub.hpp>),
+/// and the loaded tokenizer is cached by resolved id and revision. `doc/tokenizers.md` describes
+/// it all.
+///
+/// Backends are hidden behind the abstract class: no JSON, regex, Unicode or sentencepiece header
+/// is included here.
 #pragma once
 
 #include <tinker/config.hpp>
@@ -44,12 +46,13 @@ const char* to_string(TokenizerFormat format) noexcept;
 /// file in the same directory). Empty for a tokenizer loaded without one.
 class TokenizerConfig {
  public:
+  /// Nothing known.
   TokenizerConfig() = default;
 
-  std::optional<std::string> bos_token;  ///< e.g. "<|begin_of_text|>"
-  std::optional<std::string> eos_token;  ///< e.g. "<|im_end|>"
-  std::optional<std::string> pad_token;
-  std::optional<std::string> unk_token;
+  std::optional<std::string> bos_token;      ///< e.g. "<|begin_of_text|>"
+  std::optional<std::string> eos_token;      ///< e.g. "<|im_end|>"
+  std::optional<std::string> pad_token;      ///< the padding token's text
+  std::optional<std::string> unk_token;      ///< the unknown token's text
   std::optional<std::string> chat_template;  ///< Jinja source, for the chat renderers
 };
 
@@ -63,10 +66,16 @@ TokenizerConfig read_tokenizer_config(const std::filesystem::path& file);
 /// "Special" tokens follow the Hugging Face meaning: control tokens (BOS, EOS, PAD, ...) and the
 /// unknown token. Ordinary text never encodes to a control token (a literal "<s>" in the text is
 /// encoded as text).
+///
+/// A backend derives from Tokenizer and implements the protected `do_` functions; the public
+/// functions check their arguments before calling them.
 class Tokenizer {
  public:
+  /// Virtual: backends derive from Tokenizer.
   virtual ~Tokenizer() = default;
+  /// Not copyable (shared through pointers).
   Tokenizer(const Tokenizer&) = delete;
+  /// Not copyable.
   Tokenizer& operator=(const Tokenizer&) = delete;
 
   /// Token ids of `text`, which must be UTF-8: invalid UTF-8 throws tinker::error
@@ -91,9 +100,13 @@ class Tokenizer {
   /// Number of ids: every id in [0, vocab_size()) has a token.
   int vocab_size() const noexcept { return do_vocab_size(); }
 
+  /// The beginning-of-sequence token's id, if the tokenizer has one.
   std::optional<TokenId> bos_id() const noexcept { return do_bos_id(); }
+  /// The end-of-sequence token's id, if the tokenizer has one.
   std::optional<TokenId> eos_id() const noexcept { return do_eos_id(); }
+  /// The padding token's id, if the tokenizer has one.
   std::optional<TokenId> pad_id() const noexcept { return do_pad_id(); }
+  /// The unknown token's id, if the tokenizer has one.
   std::optional<TokenId> unk_id() const noexcept { return do_unk_id(); }
 
   /// The special tokens and chat template of `tokenizer_config.json` (empty if there was none).
@@ -112,28 +125,40 @@ class Tokenizer {
   const std::string& id() const noexcept { return id_; }
   /// The file it was loaded from.
   const std::filesystem::path& file() const noexcept { return file_; }
+  /// The file's format (and so the backend).
   TokenizerFormat format() const noexcept { return format_; }
 
  protected:
+  /// For backends: the tokenizer `id` loaded from `file` of `format`, with `config`.
   Tokenizer(std::string id, std::filesystem::path file, TokenizerFormat format, TokenizerConfig config = {});
 
+  /// True for an id in [0, vocab_size()).
   bool in_vocabulary(TokenId id) const noexcept { return id >= 0 && id < vocab_size(); }
 
   // Backends implement these; ids passed to them are already checked to be in the vocabulary, and
   // text passed to do_encode is valid UTF-8.
+  /// Implements encode(): `text` is valid UTF-8.
   virtual std::vector<TokenId> do_encode(std::string_view text, bool add_special_tokens) const = 0;
   /// Decodes `tokens`. The default decodes runs of ordinary tokens with do_decode_ordinary and
   /// writes special tokens (do_is_special) as their text unless skipped.
   virtual std::string do_decode(std::span<const TokenId> tokens, bool skip_special_tokens) const;
   /// Decodes a run of ordinary (non-special) tokens (used by the default do_decode).
   virtual std::string do_decode_ordinary(std::span<const TokenId> tokens) const = 0;
+  /// Implements vocab_size().
   virtual int do_vocab_size() const noexcept = 0;
+  /// Implements bos_id().
   virtual std::optional<TokenId> do_bos_id() const noexcept = 0;
+  /// Implements eos_id().
   virtual std::optional<TokenId> do_eos_id() const noexcept = 0;
+  /// Implements pad_id().
   virtual std::optional<TokenId> do_pad_id() const noexcept = 0;
+  /// Implements unk_id().
   virtual std::optional<TokenId> do_unk_id() const noexcept = 0;
+  /// Implements token_to_id().
   virtual std::optional<TokenId> do_token_to_id(std::string_view token) const = 0;
+  /// Implements id_to_token() for an id in the vocabulary.
   virtual std::string do_id_to_token(TokenId id) const = 0;
+  /// Implements is_special() for an id in the vocabulary.
   virtual bool do_is_special(TokenId id) const = 0;
 
  private:
@@ -147,10 +172,11 @@ class Tokenizer {
 /// Llama/SentencePiece tokenizers: BOS in front, no EOS. A marker the model lacks is not added.
 class SentencePieceOptions {
  public:
+  /// BOS, no EOS.
   SentencePieceOptions() = default;
 
-  bool add_bos = true;
-  bool add_eos = false;
+  bool add_bos = true;   ///< put the BOS token in front
+  bool add_eos = false;  ///< put the EOS token at the end
 };
 
 /// Loads a SentencePiece model file. Throws tinker::error (invalid_configuration) naming the file
@@ -168,13 +194,15 @@ std::shared_ptr<const Tokenizer> load_tokenizer_json(const std::filesystem::path
 /// `.model` file holds only the ranks, the rest lives in the model's code.
 class TiktokenOptions {
  public:
+  /// No pattern, no special tokens (set them, or use a factory below).
   TiktokenOptions() = default;
 
   /// The Kimi K2 family's pattern; special tokens from the `tokenizer_config.json` beside the file
   /// (its `added_tokens_decoder`).
   static TiktokenOptions kimi_k2();
-  /// OpenAI's encodings (pattern + special tokens), for files holding their ranks.
+  /// OpenAI's cl100k_base encoding (pattern + special tokens), for a file holding its ranks.
   static TiktokenOptions cl100k_base();
+  /// OpenAI's o200k_base encoding (pattern + special tokens), for a file holding its ranks.
   static TiktokenOptions o200k_base();
 
   std::string pattern;  ///< PCRE2-compatible split pattern
@@ -191,26 +219,30 @@ class TiktokenOptions {
 std::shared_ptr<const Tokenizer> load_tiktoken_tokenizer(const std::filesystem::path& file, std::string id,
                                                          TiktokenOptions options = TiktokenOptions::kimi_k2());
 
-// ---- Tokenizer ids (spec 11.7) --------------------------------------------------------------
+// ---- Tokenizer ids (doc/tokenizers.md) -------------------------------------------------------
 
 /// A resolved tokenizer id: the Hugging Face repo id to look for, and a pinned revision.
 class TokenizerRef {
  public:
+  /// An empty id.
   TokenizerRef() = default;
+  /// The repo `id_` at `revision_` (nullopt: "main").
   explicit TokenizerRef(std::string id_, std::optional<std::string> revision_ = std::nullopt)
       : id(std::move(id_)), revision(std::move(revision_)) {}
 
   std::string id;                       ///< "org/name" (or a bare name)
-  std::optional<std::string> revision;  ///< pinned commit (spec 11.7 step 3); nullopt = "main"
-  /// Ids starting with "TML/" or "thinkingmachines/" (spec 11.7 step 2): the Python SDK loads them
-  /// from Thinking Machines' private tokenizer package. Here they are looked for like any other id,
-  /// and a failure says where to put the files.
+  std::optional<std::string> revision;  ///< pinned commit (Kimi ids); nullopt = "main"
+  /// Ids starting with "TML/" or "thinkingmachines/": the Python SDK loads them from Thinking
+  /// Machines' private tokenizer package. Here they are looked for like any other id, and a
+  /// failure says where to put the files.
   bool private_package = false;
 
+  /// Equal when every field is equal.
   friend bool operator==(const TokenizerRef&, const TokenizerRef&) = default;
 };
 
-/// Spec 11.7 steps 1-3. `model_name` (required) and `tokenizer_id` are truncated at their first
+/// The Hugging Face repo (and revision) of a model's tokenizer, by the Python SDK's rules
+/// (`doc/tokenizers.md`). `model_name` (required) and `tokenizer_id` are truncated at their first
 /// ':'. A missing or empty tokenizer id (choice: "" names no repo, so it counts as null) is derived
 /// from the model name: "meta-llama/Llama-3*" -> "thinkingmachineslabinc/meta-llama-3-instruct-tokenizer";
 /// exactly two '/' ("org/model/variant") -> "org/model"; else the model name. Kimi ids get their
@@ -231,10 +263,11 @@ EnvLookup process_environment();
 /// A tokenizer file found on disk.
 class TokenizerFile {
  public:
+  /// Nothing found.
   TokenizerFile() = default;
 
-  std::filesystem::path path;
-  TokenizerFormat format = TokenizerFormat::sentencepiece;
+  std::filesystem::path path;                               ///< the file
+  TokenizerFormat format = TokenizerFormat::sentencepiece;  ///< its format, from its name
   /// Every path looked at, in order, the last one being `path`.
   std::vector<std::filesystem::path> searched;
 };
@@ -248,19 +281,20 @@ std::optional<std::filesystem::path> hf_hub_cache_dir(const EnvLookup& env);
 /// 1. $TINKER_TOKENIZER_PATH, a ':'-separated list; each entry is either
 ///    - a file: used for every id (format from its name: "*.json" is tokenizer.json,
 ///      "tiktoken.model" is tiktoken, anything else SentencePiece), or
-///    - a directory D, looked at as <D>/<org>/<name>/ (the id as a relative path), then as a hub
-///      cache (<D>/models--<org>--<name>, layout below), then <D>/ itself (a directory holding one
-///      tokenizer, used for every id). The revision only applies to the hub layout.
-/// 2. The hub cache (`hf_hub_cache_dir`): <hub>/models--<org>--<name>/refs/<revision or "main">
-///    holds a commit hash naming <hub>/models--<org>--<name>/snapshots/<hash>/; a revision with no
-///    refs file is taken as the commit itself (snapshots/<revision>/).
+///    - a directory D, looked at as `D/<org>/<name>/` (the id as a relative path), then as a hub
+///      cache (`D/models--<org>--<name>`, layout below), then `D/` itself (a directory holding
+///      one tokenizer, used for every id). The revision only applies to the hub layout.
+/// 2. The hub cache (`hf_hub_cache_dir`): `<hub>/models--<org>--<name>/refs/<revision or main>`
+///    holds a commit hash naming `<hub>/models--<org>--<name>/snapshots/<hash>/`; a revision with
+///    no refs file is taken as the commit itself (`snapshots/<revision>/`).
 ///
 /// In each directory the files are tried in the order tokenizer.json, tokenizer.model,
 /// tiktoken.model (the fast tokenizer first, as transformers' AutoTokenizer). Throws tinker::error
 /// (invalid_configuration) listing every path looked at when nothing is found.
 TokenizerFile find_tokenizer_file(const TokenizerRef& ref, const EnvLookup& env);
 
-/// Loads a found file with the backend of its format, under `id`.
+/// Loads a found file with the backend of its format, under `id`. Throws as the backend's
+/// loader does (invalid_configuration naming the file).
 std::shared_ptr<const Tokenizer> load_tokenizer(const TokenizerFile& file, std::string id);
 
 /// find_tokenizer_file + load_tokenizer; when nothing is on disk, downloads from the Hugging Face
@@ -278,6 +312,7 @@ class HubOptions;  // <tinker/tokenizer_hub.hpp>
 /// different keys load in parallel.
 class TokenizerCache {
  public:
+  /// Loads the tokenizer of a resolved id (the cache calls it at most once per key at a time).
   using Loader = std::function<std::shared_ptr<const Tokenizer>(const TokenizerRef&, const EnvLookup&)>;
 
   /// Uses `load_tokenizer(ref, env, hub)` (<tinker/tokenizer_hub.hpp>): downloads what is not on
@@ -285,13 +320,18 @@ class TokenizerCache {
   TokenizerCache();
   /// Uses `loader` (tests count loads with it).
   explicit TokenizerCache(Loader loader);
+  /// Drops the cached tokenizers (holders of a pointer keep theirs).
   ~TokenizerCache();
+  /// Not copyable.
   TokenizerCache(const TokenizerCache&) = delete;
+  /// Not copyable.
   TokenizerCache& operator=(const TokenizerCache&) = delete;
 
   /// The process-wide cache used by `get_tokenizer_for`.
   static TokenizerCache& global();
 
+  /// The tokenizer of `ref`: the cached one, or loaded now (with the hub options of `env`).
+  /// Thread-safe; a failed load throws the loader's tinker::error and is not remembered.
   std::shared_ptr<const Tokenizer> get(const TokenizerRef& ref, const EnvLookup& env);
   /// The same, downloading with `hub` when nothing is on disk (the default loader; a loader
   /// given to the constructor is called with `ref` and `env` only).
@@ -313,7 +353,8 @@ class TokenizerCache {
   std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
 };
 
-/// The tokenizer of a model (spec 11.7), from the process-wide cache. `tokenizer_id` is
+/// The tokenizer of a model (`doc/tokenizers.md`), from the process-wide cache; thread-safe.
+/// Throws tinker::error as resolve_tokenizer_id and load_tokenizer do. `tokenizer_id` is
 /// `get_info`'s `model_data.tokenizer_id` (nullopt for a SamplingClient).
 std::shared_ptr<const Tokenizer> get_tokenizer_for(std::string_view model_name,
                                                    std::optional<std::string_view> tokenizer_id,
