@@ -291,6 +291,7 @@ class SaveWeightsResponse {
 /// (`session_id` + `model_seq_id`, optionally `base_model` and `user_metadata`).
 class LoadWeightsRequest {
  public:
+  /// An empty request.
   LoadWeightsRequest() = default;
   /// Legacy addressing: load `path` into the existing model.
   LoadWeightsRequest(std::string model_id_, std::int64_t seq_id_, std::string path_, bool optimizer_)
