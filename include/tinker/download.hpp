@@ -1,6 +1,7 @@
-// Checkpoint download (spec 8.12.5 and 14): archive URL -> unauthenticated GET of the signed URL,
-// streamed to disk in constant memory -> size check -> safe extraction. The types here are
-// used by RestClient::async_download_checkpoint and its blocking form.
+/// \file
+/// Checkpoint download (`doc/rest.md#checkpoint-downloads`): archive URL -> unauthenticated GET
+/// of the signed URL, streamed to disk in constant memory -> size check -> safe extraction. The
+/// types here are used by RestClient::async_download_checkpoint and its blocking form.
 #pragma once
 
 #include <chrono>
@@ -16,7 +17,9 @@ namespace tinker {
 /// Where a download stands; passed to DownloadOptions::on_progress.
 class DownloadProgress {
  public:
+  /// Nothing downloaded yet.
   DownloadProgress() = default;
+  /// `bytes_done_` of `bytes_total_` on disk after `resumes_` resumptions.
   DownloadProgress(std::uint64_t bytes_done_, std::optional<std::uint64_t> bytes_total_, int resumes_)
       : bytes_done(bytes_done_), bytes_total(bytes_total_), resumes(resumes_) {}
 
@@ -25,13 +28,17 @@ class DownloadProgress {
   int resumes = 0;                           ///< GETs re-issued after a dropped connection so far
 };
 
+/// Options of RestClient::async_download_checkpoint.
 class DownloadOptions {
  public:
+  /// Into the current directory, no overwriting, extracted, up to 5 resumptions.
   DownloadOptions() = default;
+  /// Into `output_dir_`, the other defaults as above.
   explicit DownloadOptions(std::filesystem::path output_dir_) : output_dir(std::move(output_dir_)) {}
 
-  /// Parent directory. The checkpoint lands in `output_dir / target_name(tinker_path)`
-  /// ("tinker://run/weights/x" -> "run_weights_x", spec 16). Empty: the current directory.
+  /// Parent directory. The checkpoint lands in `output_dir / download_target_name(tinker_path)`
+  /// ("tinker://run/weights/x" -> "run_weights_x", as `tinker checkpoint download` names it).
+  /// Empty: the current directory.
   std::filesystem::path output_dir;
   /// Replace an existing target directory. Without it an existing target is an error
   /// (errc::conflict) and nothing is touched.
@@ -48,8 +55,10 @@ class DownloadOptions {
   std::function<void(const DownloadProgress&)> on_progress;
 };
 
+/// What RestClient::async_download_checkpoint wrote.
 class DownloadResult {
  public:
+  /// Nothing written.
   DownloadResult() = default;
 
   std::filesystem::path path;       ///< the extracted directory (or the .tar with keep_archive_only)
@@ -58,7 +67,8 @@ class DownloadResult {
   std::vector<std::string> files;   ///< extracted regular files, relative to `path`, sorted
 };
 
-/// "tinker://run/weights/x" -> "run_weights_x": the directory name spec 16 gives a download.
+/// "tinker://run/weights/x" -> "run_weights_x": the directory name `tinker checkpoint download`
+/// (`doc/cli.md`) gives a download.
 /// Throws tinker::error (invalid_argument) for a string that is not a tinker path.
 std::string download_target_name(const std::string& tinker_path);
 

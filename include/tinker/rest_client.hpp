@@ -1,9 +1,5 @@
-// RestClient (spec 8.12, 14): the management calls that need no session — training runs,
-// checkpoints (by run id + checkpoint id, or by `tinker://` path), sessions, samplers, the audit
-// log and billing usage. Every call goes through retry layers 1 and 2.
-//
-// Calls whose answer carries nothing (delete, publish, unpublish, set TTL, assign project)
-// complete with `std::monostate`.
+/// \file
+/// RestClient: the management calls that need no session (`doc/rest.md`).
 #pragma once
 
 #include <tinker/async.hpp>
@@ -22,78 +18,101 @@
 
 namespace tinker {
 
-/// `owned`: the caller's own runs/sessions; `accessible`: also those shared with the caller.
-enum class AccessScope { owned, accessible };
+/// Which runs and sessions a listing or lookup covers.
+enum class AccessScope {
+  owned,       ///< the caller's own runs/sessions
+  accessible,  ///< also those shared with the caller
+};
+/// The query value: "owned" or "accessible".
 const char* to_string(AccessScope scope) noexcept;
 
-/// GET /api/v1/training_runs (spec 8.12.1).
+/// One page of GET /api/v1/training_runs (RestClient::async_list_training_runs).
 class ListTrainingRunsOptions {
  public:
+  /// The first 20 of the caller's own runs.
   ListTrainingRunsOptions() = default;
+  /// `limit_` runs from `offset_` in `access_scope_`, in `project_id_` when given.
   explicit ListTrainingRunsOptions(std::int64_t limit_, std::int64_t offset_ = 0,
                                    AccessScope access_scope_ = AccessScope::owned,
                                    std::optional<std::string> project_id_ = std::nullopt)
       : limit(limit_), offset(offset_), access_scope(access_scope_), project_id(std::move(project_id_)) {}
 
-  std::int64_t limit = 20;
-  std::int64_t offset = 0;
-  AccessScope access_scope = AccessScope::owned;
-  std::optional<std::string> project_id;  ///< sent only when set
+  std::int64_t limit = 20;                        ///< most runs on the page
+  std::int64_t offset = 0;                        ///< index of the first run
+  AccessScope access_scope = AccessScope::owned;  ///< whose runs
+  std::optional<std::string> project_id;          ///< only runs of this project; sent only when set
 };
 
-/// GET /api/v1/checkpoints (spec 8.12.9): the caller's checkpoints across runs, newest first.
+/// One page of GET /api/v1/checkpoints: the caller's checkpoints across runs, newest first
+/// (RestClient::async_list_user_checkpoints).
 class ListUserCheckpointsOptions {
  public:
+  /// The newest 100.
   ListUserCheckpointsOptions() = default;
+  /// `limit_` checkpoints from `offset_`.
   explicit ListUserCheckpointsOptions(std::int64_t limit_, std::int64_t offset_ = 0) : limit(limit_), offset(offset_) {}
 
-  std::int64_t limit = 100;
-  std::int64_t offset = 0;
+  std::int64_t limit = 100;  ///< most checkpoints on the page
+  std::int64_t offset = 0;   ///< index of the first checkpoint
 };
 
-/// GET /api/v1/sessions (spec 8.12.11).
+/// One page of GET /api/v1/sessions (RestClient::async_list_sessions).
 class ListSessionsOptions {
  public:
+  /// The newest 20 of the caller's own sessions.
   ListSessionsOptions() = default;
+  /// `limit_` sessions from `offset_` in `access_scope_`.
   explicit ListSessionsOptions(std::int64_t limit_, std::int64_t offset_ = 0,
                                AccessScope access_scope_ = AccessScope::owned)
       : limit(limit_), offset(offset_), access_scope(access_scope_) {}
 
-  std::int64_t limit = 20;
-  std::int64_t offset = 0;
-  AccessScope access_scope = AccessScope::owned;
+  std::int64_t limit = 20;                        ///< most sessions on the page
+  std::int64_t offset = 0;                        ///< index of the first session
+  AccessScope access_scope = AccessScope::owned;  ///< whose sessions
 };
 
 /// The `async_list_all_*` calls: every page, `page_size` items per request. A page shorter
 /// than requested (or the cursor's total_count) ends the listing.
 class ListAllOptions {
  public:
-  /// The page sizes of spec 14: 100 runs, 1000 checkpoints, and (choice) 100 sessions.
+  /// The page sizes the Python command line uses: 100 runs, 1000 checkpoints, and (choice) 100
+  /// sessions.
+  ///@{
   static constexpr std::int64_t default_runs_page = 100;
   static constexpr std::int64_t default_checkpoints_page = 1000;
   static constexpr std::int64_t default_sessions_page = 100;
+  ///@}
 
+  /// The caller's own items, default page sizes.
   ListAllOptions() = default;
+  /// Items in `access_scope_`, runs of `project_id_` only when given.
   explicit ListAllOptions(AccessScope access_scope_, std::optional<std::string> project_id_ = std::nullopt)
       : access_scope(access_scope_), project_id(std::move(project_id_)) {}
 
   AccessScope access_scope = AccessScope::owned;  ///< runs and sessions
   std::optional<std::string> project_id;          ///< runs only
-  std::optional<std::int64_t> page_size;          ///< empty: the default above; must be >= 1
+  std::optional<std::int64_t> page_size;          ///< empty: the default above; must be >= 1 (invalid_argument)
 };
 
-enum class AuditEventType { all, checkpoints };
+/// Which audit events to list (the service treats both alike today).
+enum class AuditEventType {
+  all,          ///< every event
+  checkpoints,  ///< checkpoint events
+};
+/// The query value: "all" or "checkpoints".
 const char* to_string(AuditEventType type) noexcept;
 
-/// GET /api/v1/audit (spec 8.12.16; requires the admin role).
+/// GET /api/v1/audit (RestClient::async_get_audit_log; requires the admin role).
 class AuditLogOptions {
  public:
+  /// Every event of today (UTC).
   AuditLogOptions() = default;
+  /// Events of `event_type_` on `day_` (empty: today).
   explicit AuditLogOptions(AuditEventType event_type_, std::optional<std::chrono::year_month_day> day_ = std::nullopt)
       : event_type(event_type_), day(day_) {}
 
-  AuditEventType event_type = AuditEventType::all;
-  std::optional<std::chrono::year_month_day> day;  ///< empty: today (UTC), decided by the server
+  AuditEventType event_type = AuditEventType::all;  ///< which events
+  std::optional<std::chrono::year_month_day> day;   ///< empty: today (UTC), decided by the server
 };
 
 namespace detail {
@@ -152,8 +171,7 @@ void rest_list_all_user_checkpoints(RestHolder h, ListAllOptions o, diagnostics*
 void rest_list_all_sessions(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c);
 }  // namespace detail
 
-// Each call comes in two forms: without and with a `diagnostics&` that receives the HTTP
-// status, request id and server message of a failure.
+/// Declares one RestClient call in its two forms (internal; undefined at the end of this header).
 #define TINKER_REST_CALL(T, name, fn, params, args)                                                              \
   template <class Token = default_token>                                                                         \
   auto name(TINKER_REST_UNPAREN params Token&& token = {}) const {                                               \
@@ -163,39 +181,67 @@ void rest_list_all_sessions(RestHolder h, ListAllOptions o, diagnostics* d, Hand
   auto name(TINKER_REST_UNPAREN params diagnostics& diag, Token&& token = {}) const {                            \
     return detail::start<T>(std::forward<Token>(token), &diag, &detail::fn, holder_ TINKER_REST_UNPAREN args);   \
   }
+/// Removes the parentheses around a macro argument (internal; undefined at the end of this header).
 #define TINKER_REST_UNPAREN(...) __VA_ARGS__
 
-/// A cheap handle; copies share the connection pools of the ServiceClient that made them.
+/// The management calls that need no session: training runs, checkpoints (by run id +
+/// checkpoint id, or by `tinker://` path), checkpoint downloads, sessions, samplers, the audit
+/// log and billing usage (`doc/rest.md`). Get one from ServiceClient::create_rest_client().
+///
+/// A cheap handle; copies share the connection pools of the ServiceClient that made them, and
+/// calls may come from any thread. Every call goes through retry layers 1 and 2
+/// (`doc/protocol.md#retry-layers`) and comes in two forms: without and with a `diagnostics&`
+/// that receives the HTTP status, request id and server message of a failure. Errors are the
+/// HTTP status classes of tinker::errc (e.g. not_found, permission_denied, conflict); a
+/// malformed `tinker://` path completes with invalid_argument. Calls whose answer carries
+/// nothing (delete, publish, unpublish, set TTL, assign project) complete with `std::monostate`.
 class RestClient {
  public:
+  /// Internal: ServiceClient::create_rest_client() makes REST clients.
   explicit RestClient(std::shared_ptr<detail::ClientHolder> holder) : holder_(std::move(holder)) {}
 
   // ---- Training runs ----
   /// GET /api/v1/training_runs: one page of runs with its cursor.
+  ///@{
   TINKER_REST_CALL(TrainingRunsResponse, async_list_training_runs, rest_list_training_runs,
                    (ListTrainingRunsOptions options, ), (, std::move(options)))
-  /// GET /api/v1/training_runs/{id}.
+  ///@}
+  /// GET /api/v1/training_runs/{id}: one run, looked up in `scope`.
+  ///@{
   TINKER_REST_CALL(TrainingRun, async_get_training_run, rest_get_training_run,
                    (std::string run_id, AccessScope scope, ), (, detail::CheckpointRef(std::move(run_id), ""), scope))
+  ///@}
   /// The run owning a `tinker://` checkpoint path.
+  ///@{
   TINKER_REST_CALL(TrainingRun, async_get_training_run_by_tinker_path, rest_get_training_run,
                    (std::string tinker_path, AccessScope scope, ),
                    (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), scope))
+  ///@}
   /// Every run, page by page (ListAllOptions::default_runs_page per request).
+  ///@{
   TINKER_REST_CALL(std::vector<TrainingRun>, async_list_all_training_runs, rest_list_all_training_runs,
                    (ListAllOptions options, ), (, std::move(options)))
+  ///@}
 
   // ---- Checkpoints ----
   /// GET /api/v1/training_runs/{id}/checkpoints: training and sampler checkpoints of one run.
+  ///@{
   TINKER_REST_CALL(CheckpointsListResponse, async_list_checkpoints, rest_list_checkpoints, (std::string run_id, ),
                    (, std::move(run_id)))
+  ///@}
   /// GET /api/v1/checkpoints: one page of the caller's checkpoints, newest first.
+  ///@{
   TINKER_REST_CALL(CheckpointsListResponse, async_list_user_checkpoints, rest_list_user_checkpoints,
                    (ListUserCheckpointsOptions options, ), (, std::move(options)))
+  ///@}
   /// Every checkpoint of the caller, page by page (default_checkpoints_page per request).
+  ///@{
   TINKER_REST_CALL(std::vector<Checkpoint>, async_list_all_user_checkpoints, rest_list_all_user_checkpoints,
                    (ListAllOptions options, ), (, std::move(options)))
-  /// DELETE the checkpoint (run owner only).
+  ///@}
+  /// Deletes the checkpoint (run owner only); by run id + checkpoint id ("weights/<name>" or
+  /// "sampler_weights/<name>"), or by `tinker://` path with the `_from_tinker_path` form.
+  ///@{
   TINKER_REST_CALL(std::monostate, async_delete_checkpoint, rest_checkpoint_action,
                    (std::string run_id, std::string checkpoint_id, ),
                    (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
@@ -204,7 +250,10 @@ class RestClient {
                    (std::string tinker_path, ),
                    (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
                     detail::CheckpointAction::delete_checkpoint))
-  /// Makes the checkpoint public; conflict (409) when it already is.
+  ///@}
+  /// Makes the checkpoint public (readable by other users); conflict (409) when it already is.
+  /// By run id + checkpoint id, or by `tinker://` path.
+  ///@{
   TINKER_REST_CALL(std::monostate, async_publish_checkpoint, rest_checkpoint_action,
                    (std::string run_id, std::string checkpoint_id, ),
                    (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
@@ -213,7 +262,10 @@ class RestClient {
                    (std::string tinker_path, ),
                    (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
                     detail::CheckpointAction::publish))
-  /// Makes the checkpoint private again; conflict (409) when it already is.
+  ///@}
+  /// Makes the checkpoint private again; conflict (409) when it already is. By run id +
+  /// checkpoint id, or by `tinker://` path.
+  ///@{
   TINKER_REST_CALL(std::monostate, async_unpublish_checkpoint, rest_checkpoint_action,
                    (std::string run_id, std::string checkpoint_id, ),
                    (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
@@ -222,66 +274,96 @@ class RestClient {
                    (std::string tinker_path, ),
                    (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
                     detail::CheckpointAction::unpublish))
-  /// PUT .../ttl: expire `ttl_seconds` from now (> 0), or never (nullopt).
+  ///@}
+  /// PUT .../ttl: expire `ttl_seconds` from now (> 0, else bad_request), or never (nullopt). By
+  /// run id + checkpoint id, or by `tinker://` path.
+  ///@{
   TINKER_REST_CALL(std::monostate, async_set_checkpoint_ttl, rest_set_checkpoint_ttl,
                    (std::string run_id, std::string checkpoint_id, std::optional<std::int64_t> ttl_seconds, ),
                    (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)), ttl_seconds))
   TINKER_REST_CALL(std::monostate, async_set_checkpoint_ttl_from_tinker_path, rest_set_checkpoint_ttl,
                    (std::string tinker_path, std::optional<std::int64_t> ttl_seconds, ),
                    (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), ttl_seconds))
-  /// A signed download URL of the checkpoint's tar archive and when it expires (spec 8.12.5:
-  /// the 302 is read, never followed; the 200 JSON form is accepted; 503 "still building" is
-  /// waited for, 30 s at a time, up to 6 attempts).
+  ///@}
+  /// A signed download URL of the checkpoint's tar archive and when it expires
+  /// (`doc/rest.md#checkpoint-downloads`: the 302 is read, never followed; the 200 JSON form is
+  /// accepted; 503 "still building" is waited for, 30 s at a time, up to 6 attempts). By run id
+  /// + checkpoint id, or by `tinker://` path.
+  ///@{
   TINKER_REST_CALL(CheckpointArchiveUrlResponse, async_get_checkpoint_archive_url, rest_get_checkpoint_archive_url,
                    (std::string run_id, std::string checkpoint_id, ),
                    (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id))))
   TINKER_REST_CALL(CheckpointArchiveUrlResponse, async_get_checkpoint_archive_url_from_tinker_path,
                    rest_get_checkpoint_archive_url, (std::string tinker_path, ),
                    (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path))))
+  ///@}
   /// Downloads the checkpoint's archive (URL as above, then a GET without credentials), streams
   /// it to disk in constant memory, resumes with HTTP Range after a connection drop, verifies the
   /// size, and extracts it into `options.output_dir / download_target_name(tinker_path)`.
   /// Archives with absolute paths, `..`, links or special files are refused (invalid_argument)
-  /// and leave no target directory behind.
+  /// and leave no target directory behind. `options.on_progress` runs on the client's io thread.
+  ///@{
   TINKER_REST_CALL(DownloadResult, async_download_checkpoint, rest_download_checkpoint,
                    (std::string tinker_path, DownloadOptions options, ), (, std::move(tinker_path), std::move(options)))
+  ///@}
   /// POST /api/v1/weights_info for a `tinker://` checkpoint path: base model and LoRA settings.
+  ///@{
   TINKER_REST_CALL(WeightsInfoResponse, async_get_weights_info, rest_get_weights_info, (std::string tinker_path, ),
                    (, std::move(tinker_path)))
-  /// The same call under its spec 14 name.
+  ///@}
+  /// The same call under the Python SDK's name.
+  ///@{
   TINKER_REST_CALL(WeightsInfoResponse, async_get_weights_info_by_tinker_path, rest_get_weights_info,
                    (std::string tinker_path, ), (, std::move(tinker_path)))
+  ///@}
 
   // ---- Sessions and samplers ----
   /// GET /api/v1/sessions: one page of session ids, newest first.
+  ///@{
   TINKER_REST_CALL(ListSessionsResponse, async_list_sessions, rest_list_sessions, (ListSessionsOptions options, ),
                    (, std::move(options)))
+  ///@}
   /// Every session id, page by page (default_sessions_page per request).
+  ///@{
   TINKER_REST_CALL(std::vector<std::string>, async_list_all_sessions, rest_list_all_sessions,
                    (ListAllOptions options, ), (, std::move(options)))
-  /// GET /api/v1/sessions/{id}: its training runs and samplers.
+  ///@}
+  /// GET /api/v1/sessions/{id}: its training runs and samplers, looked up in `scope`.
+  ///@{
   TINKER_REST_CALL(GetSessionResponse, async_get_session, rest_get_session,
                    (std::string session_id, AccessScope scope, ), (, std::move(session_id), scope))
-  /// PUT /api/v1/sessions/{id}/project: moves the session and its runs into a project.
+  ///@}
+  /// PUT /api/v1/sessions/{id}/project: moves the session and its runs into a project
+  /// (permission_denied without access to it).
+  ///@{
   TINKER_REST_CALL(std::monostate, async_assign_session_project, rest_assign_session_project,
                    (std::string session_id, std::string project_id, ), (, std::move(session_id), std::move(project_id)))
+  ///@}
   /// Starts (or reuses) the server's Perfetto trace export of a session and polls it every 5 s
   /// until it is ready (the result carries the download URL); a failed export completes with
   /// request_failed and the server's error text.
+  ///@{
   TINKER_REST_CALL(TraceExportResponse, async_export_session_trace, rest_export_session_trace,
                    (std::string session_id, ), (, std::move(session_id)))
+  ///@}
   /// GET /api/v1/samplers/{id}: the base model (and checkpoint) a sampler serves.
+  ///@{
   TINKER_REST_CALL(GetSamplerResponse, async_get_sampler, rest_get_sampler, (std::string sampler_id, ),
                    (, std::move(sampler_id)))
+  ///@}
 
   // ---- Audit and billing ----
-  /// GET /api/v1/audit (admin role).
+  /// GET /api/v1/audit: one day's audit log (admin role; permission_denied otherwise).
+  ///@{
   TINKER_REST_CALL(AuditLogResponse, async_get_audit_log, rest_get_audit_log, (AuditLogOptions options, ),
                    (, std::move(options)))
+  ///@}
   /// GET /api/v1/billing/usage/events for [starting_on, ending_before): hour-aligned UTC times,
   /// a window of at most 14 days, not in the future (checked by the server).
+  ///@{
   TINKER_REST_CALL(BillingUsageResponse, async_get_billing_usage, rest_get_billing_usage,
                    (Timestamp starting_on, Timestamp ending_before, ), (, starting_on, ending_before))
+  ///@}
 
  private:
   std::shared_ptr<detail::ClientHolder> holder_;
