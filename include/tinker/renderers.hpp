@@ -321,7 +321,7 @@ std::vector<std::string> renderer_names();
 /// (naming the token).
 std::unique_ptr<Renderer> make_renderer(std::string_view name, std::shared_ptr<const Tokenizer> tokenizer);
 
-/// The renderer names that suit `model_name` (the service's names, e.g. "Qwen/Qwen3-8B"; a
+/// The renderer names that suit `model_name` (a service name such as "Qwen/Qwen3-8B"; a
 /// ":suffix" is ignored), best first. Throws tinker::error (invalid_argument) for a model it
 /// does not know.
 std::vector<std::string> recommended_renderers(std::string_view model_name);

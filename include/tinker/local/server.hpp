@@ -137,7 +137,7 @@ class ServerOptions {
 
   std::string host = "127.0.0.1";  ///< address to listen on
   std::uint16_t port = 0;          ///< 0 = ephemeral
-  /// Serve under this path prefix, e.g. "/services/tinker"; base_url() includes it. Empty = at
+  /// Serve under this path prefix (such as "/services/tinker"); base_url() includes it. Empty = at
   /// the root.
   std::string path_prefix;
   /// Sessions metadata and checkpoints live here. Empty = a fresh temporary directory, removed
@@ -274,7 +274,7 @@ class Server {
   /// Moves the server's clock (TTLs, session expiry, JWT expiry) forward.
   void advance_clock(std::chrono::seconds by);
   /// Test hook: from now on the archive of the checkpoint `tinker_path` is `tar` (any bytes,
-  /// e.g. a crafted malicious archive), served through the real archive endpoint and signed-URL
+  /// such as a crafted malicious archive), served through the real archive endpoint and signed-URL
   /// download (Range, faults). Throws tinker::error (invalid_argument) for an unknown checkpoint.
   void replace_checkpoint_archive(const std::string& tinker_path, std::string tar);
 

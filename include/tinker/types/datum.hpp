@@ -40,7 +40,7 @@ using LossFnInputs = std::map<std::string, TensorData>;
 using LossFnOutput = std::map<std::string, TensorData>;
 /// Scalar loss configuration (e.g. `clip_low_threshold`, `beta`).
 using LossFnConfig = std::map<std::string, double>;
-/// Metrics keyed `<name>:<reduction>`, e.g. `loss:sum`. The reduction (mean, sum, min, max,
+/// Metrics keyed `<name>:<reduction>` (such as `loss:sum`). The reduction (mean, sum, min, max,
 /// slack, hash_unordered, unique) says how the results of a chunked batch combine
 /// (`doc/training.md#chunking`).
 using Metrics = std::map<std::string, double>;
