@@ -67,6 +67,21 @@ class DownloadResult {
   std::vector<std::string> files;   ///< extracted regular files, relative to `path`, sorted
 };
 
+/// Options of RestClient::async_download_url: one file from a signed URL.
+class UrlDownloadOptions {
+ public:
+  UrlDownloadOptions() = default;
+
+  /// Replace an existing file. Without it an existing file is an error (errc::conflict) and
+  /// nothing is transferred.
+  bool force = false;
+  /// Range resumptions allowed after the connection drops mid-body (0: none), as
+  /// DownloadOptions::max_resumes.
+  int max_resumes = 5;
+  /// Called on the client's io thread as bytes arrive, as DownloadOptions::on_progress.
+  std::function<void(const DownloadProgress&)> on_progress;
+};
+
 /// "tinker://run/weights/x" -> "run_weights_x": the directory name `tinker checkpoint download`
 /// (`doc/cli.md`) gives a download.
 /// Throws tinker::error (invalid_argument) for a string that is not a tinker path.

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -153,6 +154,8 @@ void rest_get_checkpoint_archive_url(RestHolder h, CheckpointRef ref, diagnostic
                                      Handler<CheckpointArchiveUrlResponse> c);
 void rest_download_checkpoint(RestHolder h, std::string tinker_path, DownloadOptions o, diagnostics* d,
                               Handler<DownloadResult> c);
+void rest_download_url(RestHolder h, std::string url, std::filesystem::path file, UrlDownloadOptions o, diagnostics* d,
+                       Handler<DownloadResult> c);
 void rest_get_weights_info(RestHolder holder, std::string tinker_path, diagnostics* diag,
                            Handler<WeightsInfoResponse> handler);
 void rest_list_sessions(RestHolder h, ListSessionsOptions o, diagnostics* d, Handler<ListSessionsResponse> c);
@@ -305,6 +308,17 @@ class RestClient {
   ///@{
   TINKER_REST_CALL(DownloadResult, async_download_checkpoint, rest_download_checkpoint,
                    (std::string tinker_path, DownloadOptions options, ), (, std::move(tinker_path), std::move(options)))
+  ///@}
+  /// Downloads one file from a signed URL (a checkpoint archive URL, a session trace's URL) to
+  /// `file`: a GET without credentials, streamed to a hidden part file beside `file` in constant
+  /// memory, resumed with HTTP Range after a connection drop, size-checked, then renamed into
+  /// place; the part file is removed on failure. `file`'s directory must exist; a directory at
+  /// `file` is invalid_argument, an existing file conflict unless `options.force`. The result's
+  /// `path` is `file` and `archive_bytes` its size; `files` stays empty.
+  ///@{
+  TINKER_REST_CALL(DownloadResult, async_download_url, rest_download_url,
+                   (std::string url, std::filesystem::path file, UrlDownloadOptions options, ),
+                   (, std::move(url), std::move(file), std::move(options)))
   ///@}
   /// POST /api/v1/weights_info for a `tinker://` checkpoint path: base model and LoRA settings.
   ///@{

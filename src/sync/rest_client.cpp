@@ -252,6 +252,18 @@ DownloadResult RestClient::download_checkpoint(std::string tinker_path, Download
   return value_or_throw(try_download_checkpoint(std::move(tinker_path), std::move(options)));
 }
 
+Result<DownloadResult> RestClient::try_download_url(std::string url, std::filesystem::path file,
+                                                    UrlDownloadOptions options) const {
+  using T = DownloadResult;
+  return call_blocking<T>(runtime_, "RestClient::download_url", [&](diagnostics& diag, PromiseHandler<T> handler) {
+    client_->async_download_url(std::move(url), std::move(file), std::move(options), diag, std::move(handler));
+  });
+}
+
+DownloadResult RestClient::download_url(std::string url, std::filesystem::path file, UrlDownloadOptions options) const {
+  return value_or_throw(try_download_url(std::move(url), std::move(file), std::move(options)));
+}
+
 Result<WeightsInfoResponse> RestClient::try_get_weights_info_by_tinker_path(std::string tinker_path) const {
   using T = WeightsInfoResponse;
   return call_blocking<T>(

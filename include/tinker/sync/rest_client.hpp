@@ -9,6 +9,7 @@
 #include <tinker/types/telemetry.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -137,6 +138,13 @@ class RestClient {
   ///@{
   DownloadResult download_checkpoint(std::string tinker_path, DownloadOptions options = {}) const;
   Result<DownloadResult> try_download_checkpoint(std::string tinker_path, DownloadOptions options = {}) const;
+  ///@}
+  /// Downloads one file from a signed URL (see tinker::RestClient::async_download_url).
+  /// `options.on_progress` runs on the client's io thread.
+  ///@{
+  DownloadResult download_url(std::string url, std::filesystem::path file, UrlDownloadOptions options = {}) const;
+  Result<DownloadResult> try_download_url(std::string url, std::filesystem::path file,
+                                          UrlDownloadOptions options = {}) const;
   ///@}
   /// Base model and LoRA settings of a `tinker://` checkpoint.
   ///@{

@@ -1,0 +1,3 @@
+// Fixture of the layer check test.
+#pragma once
+#include "http/client.hpp"

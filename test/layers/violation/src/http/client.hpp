@@ -1,0 +1,2 @@
+// Fixture of the layer check test.
+#pragma once
