@@ -177,4 +177,11 @@ boost::system::error_code error_for_status(int status) noexcept {
   return make_error_code(errc_from_http_status(status));
 }
 
+boost::system::error_code attempt_error(const boost::system::error_code& transport_error, int status,
+                                        bool accept_redirect) noexcept {
+  if (transport_error) return transport_error;
+  if (status < 300 || (status < 400 && accept_redirect)) return {};
+  return error_for_status(status);
+}
+
 }  // namespace tinker::http

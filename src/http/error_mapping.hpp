@@ -37,4 +37,10 @@ void fill_diagnostics(const Response& r, diagnostics& d, std::string_view secret
 /// make_error_code(errc_from_http_status(status)).
 boost::system::error_code error_for_status(int status) noexcept;
 
+/// The outcome of one attempt as an error code, empty for success: the transport's error when
+/// there is one, else nothing for a status below 300 (or a 3xx when the request accepts
+/// redirects, which are never followed), else error_for_status(status).
+boost::system::error_code attempt_error(const boost::system::error_code& transport_error, int status,
+                                        bool accept_redirect) noexcept;
+
 }  // namespace tinker::http

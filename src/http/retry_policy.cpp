@@ -174,6 +174,11 @@ bool should_retry_status(int status, std::string_view x_should_retry_header) noe
   return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
+bool layer1_should_retry(boost::system::error_code ec, const Response& response) noexcept {
+  if (response.status == 0) return ec == errc::connection_failed || ec == errc::timeout;
+  return should_retry_status(response.status, response.header("x-should-retry"));
+}
+
 std::optional<TimePoint> parse_http_date(std::string_view text, TimePoint now) {
   text = ascii::trim(text);
   if (auto p = parse_imf_fixdate(text)) return to_time_point(*p);

@@ -21,6 +21,11 @@ namespace tinker::http {
 /// statuses 408, 409, 429 and >= 500 are retried. Pass an empty header when absent.
 bool should_retry_status(int status, std::string_view x_should_retry_header) noexcept;
 
+/// Whether layer 1 may try a failed attempt again: after a transport failure (no response,
+/// status 0) only connection_failed and timeout are retried (a TLS error, a response over the
+/// limits or a cancellation are final); after a response, should_retry_status decides.
+bool layer1_should_retry(boost::system::error_code ec, const Response& response) noexcept;
+
 /// An HTTP-date (RFC 9110 5.6.7) in any of its three forms: IMF-fixdate
 /// "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT" and asctime
 /// "Sun Nov  6 08:49:37 1994". A two-digit RFC 850 year more than 50 years after `now`'s year

@@ -36,6 +36,20 @@ TEST(HttpErrorMapping, ErrorForStatus) {
   EXPECT_EQ(error_for_status(418), make_error_code(errc::http_error));
 }
 
+TEST(HttpErrorMapping, AttemptErrorClassifiesOneAttempt) {
+  const boost::system::error_code none;
+  EXPECT_FALSE(attempt_error(none, 200, false));
+  EXPECT_FALSE(attempt_error(none, 204, false));
+  EXPECT_EQ(attempt_error(none, 302, false), error_for_status(302));  // redirects are never followed
+  EXPECT_FALSE(attempt_error(none, 302, true));                       // unless the caller wants the 3xx
+  EXPECT_EQ(attempt_error(none, 404, true), make_error_code(errc::not_found));
+  EXPECT_EQ(attempt_error(none, 503, false), make_error_code(errc::server_error));
+  // A transport error wins over whatever status there is.
+  EXPECT_EQ(attempt_error(make_error_code(errc::timeout), 0, false), make_error_code(errc::timeout));
+  EXPECT_EQ(attempt_error(make_error_code(errc::response_too_large), 200, false),
+            make_error_code(errc::response_too_large));
+}
+
 TEST(HttpErrorMapping, Redact) {
   EXPECT_EQ(redact("key " + secret + " and " + secret + secret, secret), "key <redacted> and <redacted><redacted>");
   EXPECT_EQ(redact("nothing here", secret), "nothing here");

@@ -204,6 +204,28 @@ TEST(HttpRetryLayer1, ServerHintElseBackoff) {
   EXPECT_EQ(layer1_retry_delay(&hinted, 0, rfc_example(), 0.0, low_cap), 500ms);
 }
 
+TEST(HttpRetryLayer1, TransportFailuresRetryOnlyConnectionFailuresAndTimeouts) {
+  const Response no_response;  // status 0: the attempt failed before a response
+  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::connection_failed), no_response));
+  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::timeout), no_response));
+  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::tls_error), no_response));
+  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::response_too_large), no_response));
+  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::cancelled), no_response));
+}
+
+TEST(HttpRetryLayer1, ResponsesRetryByStatusAndShouldRetryHeader) {
+  Response overloaded;
+  overloaded.status = 503;
+  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::server_error), overloaded));
+  Response refused;
+  refused.status = 400;
+  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::bad_request), refused));
+  refused.headers.emplace_back("x-should-retry", "true");
+  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::bad_request), refused));
+  overloaded.headers.emplace_back("x-should-retry", "false");
+  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::server_error), overloaded));
+}
+
 TEST(HttpRetryLayer2, RetryableCodes) {
   for (errc e : {errc::timeout, errc::connection_failed, errc::request_timeout, errc::conflict, errc::rate_limited,
                  errc::server_error}) {

@@ -1,0 +1,78 @@
+#include "http/request_assembly.hpp"
+
+#include <tinker/error.hpp>
+
+#include <algorithm>
+#include <charconv>
+
+namespace tinker::http {
+
+std::string join_path(std::string_view base_path, std::string_view request_path) {
+  std::string path(base_path);
+  if (path.empty() || path.back() != '/') path += '/';
+  if (!request_path.empty() && request_path.front() == '/') request_path.remove_prefix(1);
+  path += request_path;
+  return path;
+}
+
+bool is_absolute_url(std::string_view path) noexcept {
+  return path.starts_with("http://") || path.starts_with("https://");
+}
+
+std::string seconds_text(std::chrono::milliseconds duration) {
+  const auto ms = duration.count();
+  if (ms % 1000 == 0) return std::to_string(ms / 1000);
+  return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + std::to_string(ms % 100 / 10) +
+         std::to_string(ms % 10);
+}
+
+std::string origin_header_lines(const Endpoint& endpoint, const std::vector<Header>& standard_headers,
+                                std::string_view credential) {
+  std::vector<Header> headers;
+  headers.emplace_back("Host", endpoint.host_header());
+  headers.insert(headers.end(), standard_headers.begin(), standard_headers.end());
+  if (!credential.empty()) headers.emplace_back("X-API-Key", std::string(credential));
+  std::string lines;
+  for (const Header& header : headers) {
+    if (!is_safe_header(header.name, header.value)) {
+      throw error(errc::invalid_configuration,
+                  "header '" + header.name + "' contains a line break (check default_headers and the credentials)");
+    }
+    append_header_line(lines, header.name, header.value);
+  }
+  return lines;
+}
+
+std::string call_header_lines(const Request& request, std::string_view idempotency_key,
+                              std::chrono::milliseconds timeout) {
+  std::string lines;
+  // One allocation: the fixed names and values take well under 256 bytes.
+  std::size_t extra = 256 + request.accept.size() + request.content_type.size() + idempotency_key.size();
+  for (const RequestHeader& header : request.headers) extra += header.name.size() + header.value.size() + 4;
+  lines.reserve(extra);
+  const auto add = [&lines](std::string_view name, std::string_view value) {
+    if (!is_safe_header(name, value)) {
+      throw error(errc::invalid_argument, "request header '" + std::string(name) + "' contains a line break");
+    }
+    append_header_line(lines, name, value);
+  };
+  // Media types are constants of the SDK (message.hpp), like the names and values formatted
+  // here: they need no check.
+  append_header_line(lines, "Accept", request.accept);
+  if (!request.content_type.empty()) append_header_line(lines, "Content-Type", request.content_type);
+  if (request.compress_zstd) append_header_line(lines, "Content-Encoding", "zstd");
+  if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
+  append_header_line(lines, "x-stainless-read-timeout", seconds_text(timeout));
+  for (const RequestHeader& header : request.headers) add(header.name, header.value);
+  return lines;
+}
+
+RetryCountLine::RetryCountLine(int attempt_index) noexcept {
+  char* end = std::copy(name_.begin(), name_.end(), buffer_.data());
+  end = std::to_chars(end, buffer_.data() + buffer_.size() - 2, attempt_index).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  size_ = static_cast<std::size_t>(end - buffer_.data());
+}
+
+}  // namespace tinker::http

@@ -1,0 +1,61 @@
+// Request assembly, the first step of every HttpClient call: the request target and the header
+// lines, formatted before any connection is taken. The header lines come in three blocks that
+// change at different rates (per origin, per call, per attempt), so each is formatted only as
+// often as it changes. Plain functions: nothing here suspends or touches a socket.
+#pragma once
+
+#include "http/connection.hpp"
+#include "http/message.hpp"
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tinker::http {
+
+/// The origin-form target of a request path under the base URL's path: the base path gets a
+/// trailing '/' and the request path loses its leading '/', so "https://host/prefix" and
+/// "/api/v1/x" give "/prefix/api/v1/x" (doc/protocol.md#transport).
+std::string join_path(std::string_view base_path, std::string_view request_path);
+
+/// True for an absolute http(s) URL, which a request gives as its path only for storage
+/// downloads (signed URLs, sent without credentials).
+bool is_absolute_url(std::string_view path) noexcept;
+
+/// Whole seconds ("60"), or seconds with three decimals ("2.500"): the value of
+/// x-stainless-read-timeout.
+std::string seconds_text(std::chrono::milliseconds duration);
+
+/// The lines every request to one origin starts with: Host, the standard headers, and X-API-Key
+/// when `credential` is not empty. Formatted once per origin (and again when the credential
+/// changes). Throws tinker::error (invalid_configuration) when a name or value holds a line break.
+std::string origin_header_lines(const Endpoint& endpoint, const std::vector<Header>& standard_headers,
+                                std::string_view credential);
+
+/// The lines that stay the same for every attempt of one call: Accept, Content-Type,
+/// Content-Encoding, X-Idempotency-Key (not on GET), x-stainless-read-timeout and the request's
+/// extra headers, in one allocation. Throws tinker::error (invalid_argument) when an idempotency key
+/// or an extra header holds a line break (header injection), before anything is sent.
+std::string call_header_lines(const Request& request, std::string_view idempotency_key,
+                              std::chrono::milliseconds timeout);
+
+/// "x-stainless-retry-count: <n>\r\n", the only line that changes between attempts, formatted on
+/// the stack (a string would allocate once per attempt).
+class RetryCountLine {
+ public:
+  explicit RetryCountLine(int attempt_index) noexcept;
+  RetryCountLine(const RetryCountLine&) = delete;  ///< text() points into this object
+  RetryCountLine& operator=(const RetryCountLine&) = delete;
+
+  std::string_view text() const noexcept { return std::string_view(buffer_.data(), size_); }
+
+ private:
+  static constexpr std::string_view name_ = "x-stainless-retry-count: ";
+  std::array<char, name_.size() + 16> buffer_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace tinker::http
