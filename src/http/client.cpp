@@ -1,10 +1,12 @@
-// HttpClient: pools per origin and purpose, request assembly and retry layer 1 (spec 5.1).
+// HttpClient: pools per origin and purpose, and retry layer 1 (doc/protocol.md#layer-1-transport)
+// around request assembly (request_assembly.hpp), the pool, connect() and exchange().
 #include "http/client.hpp"
 
 #include "http/connection.hpp"
 #include "http/error_mapping.hpp"
 #include "http/headers.hpp"
 #include "http/proxy.hpp"
+#include "http/request_assembly.hpp"
 #include "http/retry_policy.hpp"
 #include "http/tls.hpp"
 #include "http/url.hpp"
@@ -20,11 +22,12 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <algorithm>
 #include <array>
-#include <charconv>
+#include <exception>
 #include <map>
+#include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -38,25 +41,83 @@ using Outcome = HttpClient::Outcome;
 // A parsed base or absolute URL: where to connect and the path prefix to put in front.
 using Target = AbsoluteUrl;
 
-// Spec 1.1: the base URL gets a trailing '/', the request path loses its leading '/'.
-std::string join_path(std::string_view base_path, std::string_view request_path) {
-  std::string path(base_path);
-  if (path.empty() || path.back() != '/') path += '/';
-  if (!request_path.empty() && request_path.front() == '/') request_path.remove_prefix(1);
-  path += request_path;
-  return path;
+// What a failed connect leaves for the retry decision: no response, the connect's error class.
+ExchangeResult connect_failure(ConnectResult&& failed) {
+  ExchangeResult result;
+  result.error = failed.error;
+  result.reason = std::move(failed.reason);
+  return result;
 }
 
-bool is_absolute_url(std::string_view path) {
-  return path.starts_with("http://") || path.starts_with("https://");
+// Only a connection that sat idle in the pool can have been closed by the server behind our
+// back: its exchange failing before a single byte came back (not by our timeout or
+// cancellation) means the server had closed it, and a fresh connection may try once more.
+bool closed_while_idle(const ExchangeResult& result, bool was_idle) noexcept {
+  return was_idle && result.error && result.nothing_received && result.error != errc::cancelled &&
+         result.error != errc::timeout;
 }
 
-std::string seconds_text(std::chrono::milliseconds d) {
-  const auto ms = d.count();
-  if (ms % 1000 == 0) return std::to_string(ms / 1000);
-  return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + std::to_string(ms % 100 / 10) +
-         std::to_string(ms % 10);
+// The outcome of a call that failed before or between attempts by an exception: pool
+// cancellation, a bad URL or header, a co_await that started after the caller's coroutine was
+// cancelled. Exceptions of other types propagate (rethrown from here).
+Outcome outcome_of_exception(const std::exception_ptr& failure, diagnostics* diag) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const error& e) {
+    if (diag != nullptr) *diag = e.diag();
+    return Outcome{e.code(), Response()};
+  } catch (const boost::system::system_error& e) {
+    // A co_await that starts after the caller's coroutine was cancelled throws operation_aborted.
+    const bool aborted = e.code() == asio::error::operation_aborted;
+    if (diag != nullptr) {
+      diag->clear();
+      diag->message = aborted ? std::string("the request was cancelled") : std::string(e.what());
+    }
+    return Outcome{aborted ? make_error_code(errc::cancelled) : make_error_code(errc::invalid_argument), Response()};
+  } catch (const std::exception& e) {
+    if (diag != nullptr) {
+      diag->clear();
+      diag->message = e.what();
+    }
+    return Outcome{make_error_code(errc::invalid_argument), Response()};
+  }
 }
+
+// One call as it goes on the wire, assembled before the first attempt and the same for all of
+// them. It lives in send_guarded's coroutine frame (held on the heap while the call is in
+// flight) and points into itself and into the request: it neither moves nor copies.
+class PreparedCall {
+ public:
+  PreparedCall() = default;
+  PreparedCall(const PreparedCall&) = delete;
+  PreparedCall& operator=(const PreparedCall&) = delete;
+
+  // The request of one attempt: the call's blocks plus that attempt's retry-count line.
+  WireRequest wire_request(std::string_view attempt_lines) const noexcept {
+    WireRequest wire;
+    wire.method = method;
+    wire.target = target_path;
+    wire.header_blocks = {origin_lines, call_lines, attempt_lines};
+    wire.body = body;
+    return wire;
+  }
+
+  Method method = Method::get;
+  const Target* target = nullptr;  ///< the base URL, or absolute_target
+  ConnectionPool* pool = nullptr;  ///< the pool of the target's origin and the request's purpose
+  std::string target_path;
+  std::string_view origin_lines;  ///< Host, standard headers, credential (the base's, or absolute_lines)
+  std::string call_lines;
+  std::string_view body;  ///< the request's, or compressed_body
+  ExchangeLimits limits;
+  int max_retries = 0;
+
+  // Storage for the views above, when the request does not hold what they show.
+  std::array<char, idempotency_key_size> generated_key{};  ///< every poll needs a key: no heap string
+  std::string compressed_body;
+  std::unique_ptr<Target> absolute_target;  ///< storage downloads only
+  std::string absolute_lines;
+};
 
 }  // namespace
 
@@ -75,7 +136,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
     connect_settings_.connect_timeout = options_.timeouts.connect;
     connect_settings_.verify_peer = options_.tls.verify_peer;
     connect_settings_.proxy = &proxy_;
-    base_header_lines_ = fixed_header_lines(base_.endpoint, /*with_credentials=*/true);
+    base_header_lines_ = origin_header_lines(base_.endpoint, standard_headers_, credential_.reveal());
   }
 
   static asio::awaitable<Outcome> send(std::shared_ptr<Impl> self, Request request, diagnostics* diag);
@@ -90,12 +151,12 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   Clock& clock() const noexcept { return *clock_; }
 
  private:
+  void prepare_call(const Request& request, PreparedCall& call);
+  std::optional<std::chrono::milliseconds> next_attempt_delay(boost::system::error_code ec, const Response& response,
+                                                              int attempt_index, int max_retries) const;
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
-  std::string fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const;
-  static std::string call_header_lines(const Request& request, std::string_view idempotency_key,
-                                       std::chrono::milliseconds timeout);
   const PoolLimits& limits_for(PoolKind kind) const;
-  void fail(diagnostics* diag, const ExchangeResult& result) const;
+  void describe_failure(diagnostics* diag, const ExchangeResult& result) const;
   void redact_previous_credentials(diagnostics& diag) const;
   static asio::awaitable<void> sweep_loop(std::shared_ptr<Impl> self);
 
@@ -108,7 +169,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   ProxySettings proxy_;
   ConnectSettings connect_settings_;
   Target base_;
-  std::string base_header_lines_;
+  std::string base_header_lines_;  ///< origin_header_lines of the base URL, with the credential
   std::map<std::pair<std::string, PoolKind>, std::unique_ptr<ConnectionPool>> pools_;
   std::array<ConnectionPool*, 5> base_pools_{};  ///< pools_ entries of the base origin, by kind
   asio::steady_timer sweep_timer_;
@@ -138,52 +199,7 @@ ConnectionPool& HttpClient::Impl::pool_for(const Target& target, PoolKind kind) 
   return *pool;
 }
 
-// Host, the standard headers and the credential: the same for every request to one origin, so
-// they are formatted once. Storage downloads (absolute URLs) are signed URLs and get no
-// credentials (spec 8.12.5).
-std::string HttpClient::Impl::fixed_header_lines(const Endpoint& endpoint, bool with_credentials) const {
-  std::vector<Header> headers;
-  headers.emplace_back("Host", endpoint.host_header());
-  headers.insert(headers.end(), standard_headers_.begin(), standard_headers_.end());
-  if (with_credentials && !credential_.empty()) headers.emplace_back("X-API-Key", credential_.reveal());
-  std::string lines;
-  for (const Header& header : headers) {
-    if (!is_safe_header(header.name, header.value)) {
-      throw error(errc::invalid_configuration,
-                  "header '" + header.name + "' contains a line break (check default_headers and the credentials)");
-    }
-    append_header_line(lines, header.name, header.value);
-  }
-  return lines;
-}
-
-// The headers that stay the same for every attempt of one call, formatted once. Each is checked
-// for line breaks here, before any connection is taken (header injection).
-std::string HttpClient::Impl::call_header_lines(const Request& request, std::string_view idempotency_key,
-                                                std::chrono::milliseconds timeout) {
-  std::string lines;
-  // One allocation: the fixed names and values take well under 256 bytes.
-  std::size_t extra = 256 + request.accept.size() + request.content_type.size() + idempotency_key.size();
-  for (const RequestHeader& header : request.headers) extra += header.name.size() + header.value.size() + 4;
-  lines.reserve(extra);
-  const auto add = [&lines](std::string_view name, std::string_view value) {
-    if (!is_safe_header(name, value)) {
-      throw error(errc::invalid_argument, "request header '" + std::string(name) + "' contains a line break");
-    }
-    append_header_line(lines, name, value);
-  };
-  // Media types are constants of the SDK (message.hpp), like the names and values formatted
-  // here: they need no check.
-  append_header_line(lines, "Accept", request.accept);
-  if (!request.content_type.empty()) append_header_line(lines, "Content-Type", request.content_type);
-  if (request.compress_zstd) append_header_line(lines, "Content-Encoding", "zstd");
-  if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
-  append_header_line(lines, "x-stainless-read-timeout", seconds_text(timeout));
-  for (const RequestHeader& header : request.headers) add(header.name, header.value);
-  return lines;
-}
-
-void HttpClient::Impl::fail(diagnostics* diag, const ExchangeResult& result) const {
+void HttpClient::Impl::describe_failure(diagnostics* diag, const ExchangeResult& result) const {
   if (diag == nullptr) return;
   diag->clear();
   if (result.response.status != 0) {
@@ -205,7 +221,7 @@ void HttpClient::Impl::redact_previous_credentials(diagnostics& diag) const {
 void HttpClient::Impl::set_credential(Secret credential) {
   Secret old = std::exchange(credential_, std::move(credential));
   try {
-    base_header_lines_ = fixed_header_lines(base_.endpoint, /*with_credentials=*/true);
+    base_header_lines_ = origin_header_lines(base_.endpoint, standard_headers_, credential_.reveal());
   } catch (...) {
     credential_ = std::move(old);
     throw;
@@ -220,129 +236,104 @@ void HttpClient::Impl::set_credential(Secret credential) {
   }
 }
 
+// Step 1, request building. The caller's request stays untouched (layer 2 re-sends it): a
+// generated idempotency key and a compressed body go into `call`. Header lines are checked
+// for line breaks here, before any connection is taken.
+void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) {
+  std::string_view idempotency_key = request.idempotency_key;
+  if (request.method != Method::get && idempotency_key.empty()) {
+    write_idempotency_key(call.generated_key.data());
+    idempotency_key = std::string_view(call.generated_key.data(), call.generated_key.size());
+  }
+  if (request.compress_zstd) call.compressed_body = zstd_compress(request.body);
+  call.body = request.compress_zstd ? std::string_view(call.compressed_body) : std::string_view(request.body);
+  if (is_absolute_url(request.path)) {
+    // Storage downloads: signed URLs, sent without credentials (doc/rest.md#checkpoint-downloads).
+    call.absolute_target = std::make_unique<Target>(parse_absolute_url(request.path, "request URL"));
+    call.absolute_lines = origin_header_lines(call.absolute_target->endpoint, standard_headers_, {});
+    call.target = call.absolute_target.get();
+    call.origin_lines = call.absolute_lines;
+    call.target_path = call.absolute_target->path;
+  } else {
+    call.target = &base_;
+    call.origin_lines = base_header_lines_;
+    call.target_path = join_path(base_.path, request.path);
+  }
+  call.method = request.method;
+  call.limits.timeout = request.timeout.value_or(options_.timeouts.request);
+  call.limits.max_body = options_.limits.max_response_body;
+  call.limits.max_header = options_.limits.max_response_header;
+  call.max_retries = request.max_retries.value_or(options_.retry.max_retries);
+  call.call_lines = call_header_lines(request, idempotency_key, call.limits.timeout);
+  call.pool = &pool_for(*call.target, request.pool);
+}
+
+// Step 4, the retry decision of layer 1 (doc/protocol.md#layer-1-transport) after a failed
+// attempt: the delay before the next attempt (the server's hint, else back-off with jitter), or
+// nothing when the failure is final: not retryable, the call's retries used up, or the client
+// shutting down.
+std::optional<std::chrono::milliseconds> HttpClient::Impl::next_attempt_delay(boost::system::error_code ec,
+                                                                              const Response& response,
+                                                                              int attempt_index,
+                                                                              int max_retries) const {
+  if (!layer1_should_retry(ec, response) || attempt_index >= max_retries || shut_down_) return std::nullopt;
+  const Response* hint_source = response.status == 0 ? nullptr : &response;
+  return layer1_retry_delay(hint_source, attempt_index, clock_->now(), random_(), options_.retry);
+}
+
 // The coroutine behind async_send. It owns the request and keeps the client alive.
 asio::awaitable<Outcome> HttpClient::Impl::send(std::shared_ptr<Impl> self, Request request, diagnostics* diag) {
   co_return co_await self->send_guarded(request, diag);
 }
 
-// Layer 1 (spec 5.1) in one coroutine frame: assembly, attempts and their delays. Exceptions
-// (pool cancellation, bad URLs or headers) become error codes.
+// Retry layer 1 (doc/protocol.md#layer-1-transport) in one coroutine frame: (1) request building
+// in prepare_call, then per attempt (2) acquiring a connection, (3) classifying the outcome in
+// attempt_error and (4) the retry decision in next_attempt_delay. The steps that never suspend
+// are plain functions. Acquiring a connection suspends only when the pool has no idle connection
+// (it waits for one, or opens a new one): it is the pool's and connect()'s awaitables co_awaited
+// right here, since a coroutine of its own would add a frame to every request that waits for
+// the pool. Exceptions (pool cancellation, bad URLs or headers) become error codes.
 asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, diagnostics* diag) {
   try {
-    // The caller's request stays untouched (layer 2 re-sends it); a generated idempotency key and
-    // a compressed body are locals (this frame is heap held while the request is in flight).
-    std::array<char, idempotency_key_size> generated_key;  // every poll needs one: no heap string
-    std::string_view idempotency_key = request.idempotency_key;
-    if (request.method != Method::get && idempotency_key.empty()) {
-      write_idempotency_key(generated_key.data());
-      idempotency_key = std::string_view(generated_key.data(), generated_key.size());
-    }
-    std::string compressed_body;
-    if (request.compress_zstd) compressed_body = zstd_compress(request.body);
-    const std::string_view body = request.compress_zstd ? std::string_view(compressed_body) : request.body;
-    std::unique_ptr<Target> absolute_target;  // storage downloads only
-    std::string absolute_header_lines;
-    if (is_absolute_url(request.path)) {
-      absolute_target = std::make_unique<Target>(parse_absolute_url(request.path, "request URL"));
-      absolute_header_lines = fixed_header_lines(absolute_target->endpoint, /*with_credentials=*/false);
-    }
-    const Target& target = absolute_target ? *absolute_target : base_;
-    const std::string_view header_lines =
-        absolute_target ? std::string_view(absolute_header_lines) : std::string_view(base_header_lines_);
-    const std::string target_path = absolute_target ? absolute_target->path : join_path(base_.path, request.path);
-    ExchangeLimits limits;
-    limits.timeout = request.timeout.value_or(options_.timeouts.request);
-    limits.max_body = options_.limits.max_response_body;
-    limits.max_header = options_.limits.max_response_header;
-    const int max_retries = request.max_retries.value_or(options_.retry.max_retries);
-    const std::string call_lines = call_header_lines(request, idempotency_key, limits.timeout);
-    ConnectionPool& pool = pool_for(target, request.pool);
-
+    PreparedCall call;
+    prepare_call(request, call);
     for (int attempt_index = 0;; ++attempt_index) {
-      // "x-stainless-retry-count: <n>\r\n" formatted on the stack (a string would allocate).
-      constexpr std::string_view retry_count_name = "x-stainless-retry-count: ";
-      std::array<char, retry_count_name.size() + 16> attempt_buffer;
-      char* attempt_end = std::copy(retry_count_name.begin(), retry_count_name.end(), attempt_buffer.data());
-      attempt_end = std::to_chars(attempt_end, attempt_buffer.data() + attempt_buffer.size() - 2, attempt_index).ptr;
-      *attempt_end++ = '\r';
-      *attempt_end++ = '\n';
-      const std::string_view attempt_lines(attempt_buffer.data(),
-                                           static_cast<std::size_t>(attempt_end - attempt_buffer.data()));
-      WireRequest wire;
-      wire.method = request.method;
-      wire.target = target_path;
-      wire.header_blocks = {header_lines, call_lines, attempt_lines};
-      wire.body = body;
-      // One attempt, inline (a separate coroutine would be one more frame per request): a pooled
-      // connection (a fresh one if a reused keep-alive connection turns out to have been closed
-      // by the server), one exchange, and the connection back to the pool.
+      const RetryCountLine retry_count(attempt_index);
+      const WireRequest wire = call.wire_request(retry_count.text());
       ExchangeResult result;
       for (int tries = 0;; ++tries) {
-        std::optional<Lease> ready = pool.try_acquire();
-        Lease lease;
-        if (ready) {
-          lease = std::move(*ready);
-        } else {
-          lease = co_await pool.acquire();
-        }
-        // Only a connection that sat idle in the pool can have been closed behind our back.
-        const bool was_idle = lease.reused();
-        if (!lease.reused()) {
-          ConnectResult connected = co_await connect(executor_, target.endpoint, connect_settings_);
-          if (!connected.connection) {
-            pool.release(nullptr, false);
-            result = ExchangeResult();
-            result.error = connected.error;
-            result.reason = std::move(connected.reason);
+        std::optional<Lease> lease = call.pool->try_acquire();  // an idle connection or a free slot, at once
+        if (!lease) lease = co_await call.pool->acquire();      // else a place in the pool's queue
+        const bool was_idle = lease->reused();
+        if (!was_idle) {  // a slot: open a connection in it
+          ConnectResult opened = co_await connect(executor_, call.target->endpoint, connect_settings_);
+          if (!opened.connection) {
+            call.pool->release(nullptr, false);
+            result = connect_failure(std::move(opened));
             break;
           }
-          lease.connection = std::move(connected.connection);
+          lease->connection = std::move(opened.connection);
         }
-        result = co_await exchange(*lease.connection, wire, limits);
-        const bool stale = was_idle && result.error && result.nothing_received && result.error != errc::cancelled &&
-                           result.error != errc::timeout;
-        pool.release(std::move(lease.connection), !result.error && result.reusable);
-        if (!(stale && tries == 0)) break;  // a dead keep-alive connection: once more on a new one
+        result = co_await exchange(*lease->connection, wire, call.limits);
+        call.pool->release(std::move(lease->connection), !result.error && result.reusable);
+        if (tries > 0 || !closed_while_idle(result, was_idle)) break;  // else once more, on a new connection
       }
-      boost::system::error_code ec = result.error;
-      if (!ec && result.response.status >= 300 && !(result.response.status < 400 && request.accept_redirect)) {
-        ec = error_for_status(result.response.status);
-      }
+      const boost::system::error_code ec = attempt_error(result.error, result.response.status, request.accept_redirect);
       if (!ec) co_return Outcome{ec, std::move(result.response)};
-
-      const bool transport_failure = result.response.status == 0;
-      const bool retryable =
-          transport_failure ? (ec == errc::connection_failed || ec == errc::timeout)
-                            : should_retry_status(result.response.status, result.response.header("x-should-retry"));
-      if (!retryable || attempt_index >= max_retries || shut_down_) {
-        fail(diag, result);
+      const std::optional<std::chrono::milliseconds> delay =
+          next_attempt_delay(ec, result.response, attempt_index, call.max_retries);
+      if (!delay) {
+        describe_failure(diag, result);
         co_return Outcome{ec, std::move(result.response)};
       }
-      const Response* response = transport_failure ? nullptr : &result.response;
-      const auto delay = layer1_retry_delay(response, attempt_index, clock_->now(), random_(), options_.retry);
-      const auto sleep_error = co_await sleep_for(*clock_, delay);
+      const auto sleep_error = co_await sleep_for(*clock_, *delay);
       if (sleep_error) {
-        fail(diag, result);
+        describe_failure(diag, result);
         co_return Outcome{make_error_code(errc::cancelled), Response()};
       }
     }
-  } catch (const error& e) {
-    if (diag != nullptr) *diag = e.diag();
-    co_return Outcome{e.code(), Response()};
-  } catch (const boost::system::system_error& e) {
-    // A co_await that starts after the caller's coroutine was cancelled throws operation_aborted.
-    const bool aborted = e.code() == asio::error::operation_aborted;
-    if (diag != nullptr) {
-      diag->clear();
-      diag->message = aborted ? std::string("the request was cancelled") : std::string(e.what());
-    }
-    co_return Outcome{aborted ? make_error_code(errc::cancelled) : make_error_code(errc::invalid_argument), Response()};
-  } catch (const std::exception& e) {
-    if (diag != nullptr) {
-      diag->clear();
-      diag->message = e.what();
-    }
-    co_return Outcome{make_error_code(errc::invalid_argument), Response()};
+  } catch (...) {
+    co_return outcome_of_exception(std::current_exception(), diag);
   }
 }
 
