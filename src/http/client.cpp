@@ -106,13 +106,14 @@ class PreparedCall {
   const Target* target = nullptr;  ///< the base URL, or absolute_target
   ConnectionPool* pool = nullptr;  ///< the pool of the target's origin and the request's purpose
   std::string target_path;
-  std::string_view origin_lines;  ///< Host, standard headers, credential (the base's, or absolute_lines)
+  std::string_view origin_lines;  ///< Host, standard headers, credential (base_lines, or absolute_lines)
   std::string call_lines;
   std::string_view body;  ///< the request's, or compressed_body
   ExchangeLimits limits;
   int max_retries = 0;
 
   // Storage for the views above, when the request does not hold what they show.
+  std::shared_ptr<const std::string> base_lines;           ///< kept: set_credential may replace the client's meanwhile
   std::array<char, idempotency_key_size> generated_key{};  ///< every poll needs a key: no heap string
   std::string compressed_body;
   std::unique_ptr<Target> absolute_target;  ///< storage downloads only
@@ -136,7 +137,8 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
     connect_settings_.connect_timeout = options_.timeouts.connect;
     connect_settings_.verify_peer = options_.tls.verify_peer;
     connect_settings_.proxy = &proxy_;
-    base_header_lines_ = origin_header_lines(base_.endpoint, standard_headers_, credential_.reveal());
+    base_header_lines_ = std::make_shared<const std::string>(
+        origin_header_lines(base_.endpoint, standard_headers_, credential_.reveal()));
   }
 
   static asio::awaitable<Outcome> send(std::shared_ptr<Impl> self, Request request, diagnostics* diag);
@@ -169,7 +171,9 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   ProxySettings proxy_;
   ConnectSettings connect_settings_;
   Target base_;
-  std::string base_header_lines_;  ///< origin_header_lines of the base URL, with the credential
+  /// origin_header_lines of the base URL, with the credential. Shared with the calls assembled
+  /// from it: set_credential replaces it while they may still wait for a connection or a retry.
+  std::shared_ptr<const std::string> base_header_lines_;
   std::map<std::pair<std::string, PoolKind>, std::unique_ptr<ConnectionPool>> pools_;
   std::array<ConnectionPool*, 5> base_pools_{};  ///< pools_ entries of the base origin, by kind
   asio::steady_timer sweep_timer_;
@@ -221,7 +225,8 @@ void HttpClient::Impl::redact_previous_credentials(diagnostics& diag) const {
 void HttpClient::Impl::set_credential(Secret credential) {
   Secret old = std::exchange(credential_, std::move(credential));
   try {
-    base_header_lines_ = origin_header_lines(base_.endpoint, standard_headers_, credential_.reveal());
+    base_header_lines_ = std::make_shared<const std::string>(
+        origin_header_lines(base_.endpoint, standard_headers_, credential_.reveal()));
   } catch (...) {
     credential_ = std::move(old);
     throw;
@@ -256,7 +261,8 @@ void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) 
     call.target_path = call.absolute_target->path;
   } else {
     call.target = &base_;
-    call.origin_lines = base_header_lines_;
+    call.base_lines = base_header_lines_;
+    call.origin_lines = *call.base_lines;
     call.target_path = join_path(base_.path, request.path);
   }
   call.method = request.method;

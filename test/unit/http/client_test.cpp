@@ -484,6 +484,38 @@ TEST_F(ClientTest, SetCredentialRefusesALineBreakAndKeepsTheOldOne) {
   EXPECT_FALSE(server.requests().at(0).header("x-injected").has_value());
 }
 
+// A call assembled before set_credential keeps the credential it was assembled with, even when
+// it is still waiting for a connection: its header lines must outlive the replacement.
+TEST_F(ClientTest, SetCredentialLeavesACallWaitingForAConnectionIntact) {
+  constexpr const char* jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ5In0.b3RoZXItc2lnbmF0dXJl";
+  ScriptedServer server;
+  ScriptedResponse slow(200, "{}");
+  slow.delay = milliseconds(300);  // keeps the first call on the only connection a while
+  server.push(slow);
+  ClientOptions options = options_for(server);
+  options.pools.training = PoolLimits(1, 1);
+  make_client(options);
+  diagnostics first_diag;
+  diagnostics second_diag;
+  auto first = start(post("/first"), first_diag);
+  auto second = start(post("/second"), second_diag);  // queued behind the first, already assembled
+  for (int i = 0; i < 2000 && server.request_count() == 0; ++i) io_.run_one_for(milliseconds(10));
+  ASSERT_EQ(server.request_count(), 1u);
+  EXPECT_EQ(client_->stats(PoolKind::training).waiting, 1u);
+  client_->set_credential(Secret(jwt));
+  ASSERT_TRUE(run_until(first));
+  ASSERT_TRUE(run_until(second));
+  EXPECT_FALSE(std::get<0>(first.get())) << first_diag.message;
+  EXPECT_FALSE(std::get<0>(second.get())) << second_diag.message;
+  ASSERT_FALSE(send(post("/third")).ec);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[1].target, "/second");
+  EXPECT_EQ(requests[1].header("host"), requests[0].header("host"));
+  EXPECT_EQ(requests[1].header("x-api-key"), test_key);
+  EXPECT_EQ(requests[2].header("x-api-key"), jwt);
+}
+
 TEST_F(ClientTest, HeaderInjectionIsRefusedBeforeAnythingIsSent) {
   ScriptedServer server;
   make_client(options_for(server));
