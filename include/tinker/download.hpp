@@ -70,6 +70,7 @@ class DownloadResult {
 /// Options of RestClient::async_download_url: one file from a signed URL.
 class UrlDownloadOptions {
  public:
+  /// Defaults: no replacing, 5 resumptions, no progress callback.
   UrlDownloadOptions() = default;
 
   /// Replace an existing file. Without it an existing file is an error (errc::conflict) and
