@@ -48,7 +48,7 @@ TEST(HttpHeaders, IdempotencyKeyPrefix) {
 TEST(HttpHeaders, StandardHeaders) {
   const std::vector<Header> headers = standard_headers(ClientOptions());
   EXPECT_EQ(find(headers, "User-Agent"), std::string("tinker-cpp/") + sdk_version);
-  EXPECT_EQ(find(headers, "User-Agent"), "tinker-cpp/0.1.0");
+  EXPECT_EQ(find(headers, "User-Agent"), "tinker-cpp/0.2.0");
   EXPECT_EQ(find(headers, "X-Stainless-Package-Version"), "0.25.0");
   EXPECT_EQ(find(headers, "X-Stainless-Lang"), "cpp");
   EXPECT_EQ(find(headers, "X-Stainless-Runtime"), "cpp");
