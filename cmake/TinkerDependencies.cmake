@@ -73,6 +73,17 @@ endif()
 if(NOT Protobuf_PROTOC_EXECUTABLE)
   tinker_require(FALSE "protoc" "protobuf-compiler")
 endif()
+# The static protobuf as our targets link it: sentencepiece is declared its link dependency, so CMake
+# puts libprotobuf.a before libsentencepiece.so on every link line. In the other order the linker
+# resolves our protobuf calls to the protobuf-lite inside libsentencepiece.so (a crash decoding a
+# protobuf request). tinkerConfig.cmake defines the same target for users of an installed package.
+if(NOT TARGET tinker::protobuf_static)
+  add_library(tinker::protobuf_static STATIC IMPORTED)
+  set_target_properties(tinker::protobuf_static PROPERTIES
+    IMPORTED_LOCATION "${Protobuf_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${Protobuf_INCLUDE_DIRS}"
+    INTERFACE_LINK_LIBRARIES "PkgConfig::SENTENCEPIECE;Threads::Threads")
+endif()
 
 if(TINKER_BUILD_TESTS)
   find_package(GTest CONFIG QUIET)
