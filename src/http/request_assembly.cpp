@@ -2,9 +2,6 @@
 
 #include <tinker/error.hpp>
 
-#include <algorithm>
-#include <charconv>
-
 namespace tinker::http {
 
 std::string join_path(std::string_view base_path, std::string_view request_path) {
@@ -65,14 +62,6 @@ std::string call_header_lines(const Request& request, std::string_view idempoten
   append_header_line(lines, "x-stainless-read-timeout", seconds_text(timeout));
   for (const RequestHeader& header : request.headers) add(header.name, header.value);
   return lines;
-}
-
-RetryCountLine::RetryCountLine(int attempt_index) noexcept {
-  char* end = std::copy(name_.begin(), name_.end(), buffer_.data());
-  end = std::to_chars(end, buffer_.data() + buffer_.size() - 2, attempt_index).ptr;
-  *end++ = '\r';
-  *end++ = '\n';
-  size_ = static_cast<std::size_t>(end - buffer_.data());
 }
 
 }  // namespace tinker::http
