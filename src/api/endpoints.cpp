@@ -4,6 +4,7 @@
 #include "api/endpoints.hpp"
 
 #include "api/response.hpp"
+#include "types/exception_error.hpp"
 #include "wire/endpoint_paths.hpp"
 
 #include <tinker/codec.hpp>
@@ -61,9 +62,9 @@ error_code encode_body(Encode encode, std::string& out, diagnostics& diag) {
     out = encode();
     return {};
   } catch (const error& e) {
-    diag = e.diag();
+    const error_code ec = detail::current_exception_error(diag);
     if (diag.message.empty()) diag.message = e.what();
-    return e.code();
+    return ec;
   }
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "http/message.hpp"
+#include "types/exception_error.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -39,10 +40,10 @@ boost::system::error_code decode_protobuf_response(const http::Response& respons
   try {
     out = from_protobuf<T>(response.body);
     return {};
-  } catch (const error& e) {
-    diag = e.diag();
+  } catch (const error&) {
+    const boost::system::error_code ec = detail::current_exception_error(diag);
     diag.http_status = response.status;
-    return e.code();
+    return ec;
   }
 }
 

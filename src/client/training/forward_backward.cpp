@@ -12,6 +12,7 @@
 #include "client/training/chunking.hpp"
 #include "client/training/combine.hpp"
 #include "client/training/state.hpp"
+#include "types/exception_error.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -61,12 +62,11 @@ asio::awaitable<void> submit_chunk(TrainingState& t, ChunkSubmit& chunk) {
     co_await budget.acquire(bytes);
     const client::async::BudgetReservation held(budget, bytes);
     chunk.error = co_await api::forward_backward(t.holder->http(), chunk.request, wire, chunk.ticket, chunk.diag, l2);
-  } catch (const error& e) {  // encoding failed: nothing was sent
-    chunk.error = e.code();
-    chunk.diag = e.diag();
-  } catch (const boost::system::system_error& e) {  // cancelled while waiting for the budget
-    chunk.error = make_error_code(errc::cancelled);
-    chunk.diag.message = e.what();
+  } catch (const boost::system::system_error&) {
+    // A tinker::error: encoding failed, nothing was sent; any other: cancelled waiting for the budget.
+    detail::ExceptionMapping cancelled;
+    cancelled.system_error = errc::cancelled;
+    chunk.error = detail::current_exception_error(chunk.diag, cancelled);
   }
   chunk.done = true;
 }
@@ -107,9 +107,8 @@ ResultCombiner chunk_combiner(bool protobuf, std::vector<std::size_t> datum_coun
     }
     try {
       value = std::make_shared<ForwardBackwardOutput>(combine_chunk_outputs(std::move(outputs), counts));
-    } catch (const error& e) {
-      diag = e.diag();
-      return e.code();
+    } catch (const error&) {
+      return detail::current_exception_error(diag);
     }
     return error_code();
   };
@@ -159,10 +158,9 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
     }
     const auto ranges = split_into_chunks(input.data, chunk_limits(*t));
     inputs = take_chunk_inputs(std::move(input), ranges);
-  } catch (const error& e) {
+  } catch (const error&) {
     t->turnstile.pass_turn(ticket);
-    diag = e.diag();
-    co_return FbOutcome(e.code(), FbFuture());
+    co_return FbOutcome(detail::current_exception_error(diag), FbFuture());
   }
   if (error_code ec = co_await t->turnstile.wait_turn(ticket, diag)) co_return FbOutcome(ec, FbFuture());
   if (error_code ec = co_await t->holder->ensure_config(diag)) {  // refreshes a JWT about to expire

@@ -6,6 +6,7 @@
 #include "client/async/off_io_thread.hpp"
 #include "client/sampling/state.hpp"
 #include "client/training/state.hpp"
+#include "types/exception_error.hpp"
 
 #include <tinker/tokenizer.hpp>
 #include <tinker/tokenizer_hub.hpp>
@@ -49,9 +50,8 @@ asio::awaitable<OperationResult<Future<typename Op::Result>>> submit_single(Trai
   error_code ec;
   try {
     ec = co_await op.submit(*t, seq_id, accepted, diag);
-  } catch (const error& e) {  // encoding failed: nothing was sent
-    ec = e.code();
-    diag = e.diag();
+  } catch (const error&) {  // encoding failed: nothing was sent
+    ec = detail::current_exception_error(diag);
   }
   if (ec) {
     t->turnstile.finish_turn(ticket, turn_outcome_of_failed_submit(ec, diag, seq_id));
