@@ -4,7 +4,7 @@
 // details of a failure (HTTP status, request id, server message).
 //
 // Future endpoints (doc/protocol.md#futures) complete with the ticket (UntypedAPIFuture); their results are
-// fetched by client/future_poll.
+// fetched by client/futures/poll.
 #pragma once
 
 #include "api/execute_with_retries.hpp"

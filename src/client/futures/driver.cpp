@@ -12,10 +12,6 @@
 
 namespace tinker::client::futures {
 
-using detail::ClientHolder;
-using detail::ErasedResult;
-using detail::FutureCore;
-
 namespace {
 
 namespace asio = boost::asio;

@@ -8,6 +8,7 @@
 
 #include "client/futures/core.hpp"
 #include "client/futures/poll.hpp"
+#include "client/handles.hpp"
 #include "client/session/holder.hpp"
 
 #include <boost/asio/cancellation_signal.hpp>

@@ -1,4 +1,4 @@
-// RestClient's single-request calls (doc/rest.md#calls, doc/rest.md): session-less (ensure_config,
+// RestClient's single-request calls (doc/rest.md#calls): session-less (ensure_config,
 // doc/protocol.md#bootstrap-and-lifecycle), then one endpoint of api/endpoints_rest with retry layers 1 and 2.
 #include <tinker/rest_client.hpp>
 
@@ -10,9 +10,6 @@ namespace {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
-
-template <class T>
-using Op = asio::awaitable<OperationResult<T>>;
 
 Op<TrainingRunsResponse> list_training_runs_op(RestHolder holder, ListTrainingRunsOptions options, diagnostics& diag) {
   TrainingRunsResponse out;

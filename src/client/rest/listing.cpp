@@ -1,4 +1,4 @@
-// RestClient's calls that make several requests (doc/rest.md#calls, doc/rest.md): listing every page, polling
+// RestClient's calls that make several requests (doc/rest.md#calls): listing every page, polling
 // the session trace export, and the checkpoint archive URL with its "still building" wait.
 #include <tinker/rest_client.hpp>
 
@@ -13,9 +13,6 @@ namespace {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
-
-template <class T>
-using Op = asio::awaitable<OperationResult<T>>;
 
 // Throws tinker::error (invalid_argument) for a page size below 1.
 std::int64_t page_size_of(const ListAllOptions& options, std::int64_t default_size) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "client/async/complete.hpp"
+#include "client/handles.hpp"
 #include "client/session/holder.hpp"
 
 #include <tinker/rest_client.hpp>
@@ -19,10 +20,11 @@ namespace tinker::client::rest {
 using async::OperationResult;
 using detail::CheckpointAction;
 using detail::CheckpointRef;
-using detail::ClientHolder;
 using detail::Done;
-using detail::Handler;
-using detail::RestHolder;
+
+/// What a RestClient operation coroutine returns: its error code and its value.
+template <class T>
+using Op = boost::asio::awaitable<OperationResult<T>>;
 
 /// The body of every RestClient entry point: runs `operation(holder, args..., diagnostics&)` on
 /// the holder's executor and completes `handler` with its result (never inside the caller; see

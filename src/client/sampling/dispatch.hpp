@@ -2,7 +2,7 @@
 // per client holder and shared by all its SamplingClients: the dispatch count (400), the throttled count (10, taken in
 // addition while "backoff recent"), and the dispatch bytes (client/config sample_dispatch_bytes_semaphore_size,
 // estimates weighted x20 while backoff recent), plus the backoff state shared per (base URL, API key)
-// (client/sample_backoff.hpp).
+// (client/sampling/backoff.hpp).
 //
 // The limits hold only while a request is being submitted (up to its ticket), not while its
 // result is awaited. io thread of the holder only, except the shared backoff state (atomic).

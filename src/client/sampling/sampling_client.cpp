@@ -25,11 +25,6 @@ namespace tinker::client::sampling {
 using async::off_io_thread;
 using async::OperationResult;
 using async::spawn_and_complete;
-using detail::ClientHolder;
-using detail::ErasedResult;
-using detail::FutureCore;
-using detail::Handler;
-using detail::SamplingState;
 using futures::ResultDecoder;
 using futures::spawn_task_from_any_thread;
 using futures::TaskControl;

@@ -8,8 +8,6 @@
 
 namespace tinker::client::sampling {
 
-using detail::ClientHolder;
-using detail::ErasedResult;
 using futures::settle_with;
 namespace {
 
@@ -36,13 +34,13 @@ asio::awaitable<void> sleep_for(std::chrono::milliseconds delay) {
   co_await timer.async_wait(asio::use_awaitable);
 }
 
-client::futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op,
-                                                 const UntypedAPIFuture& ticket) {
-  client::futures::PollRequest poll(ticket.request_id, client::futures::FutureType::sample);
+futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op,
+                                         const UntypedAPIFuture& ticket) {
+  futures::PollRequest poll(ticket.request_id, futures::FutureType::sample);
   poll.create_roundtrip =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - op.attempt_started);
   poll.protobuf_result = !s.holder->options().json_bulk_paths;
-  poll.subject = client::futures::QueueSubject::sampling;
+  poll.subject = futures::QueueSubject::sampling;
   poll.subject_id = s.sampling_session_id;
   return poll;
 }
@@ -104,12 +102,12 @@ namespace {
 // The helpers below keep locals out of sample_until_done's frame: that frame (and the poll's)
 // stays allocated for as long as a result is pending, so its size is heap per request.
 
-asio::awaitable<client::futures::PollOutcome> start_poll(const SamplingState& s, const SampleOperation& op,
-                                                         const UntypedAPIFuture& ticket,
-                                                         const std::shared_ptr<FutureCore>& core) {
-  client::futures::PollRequest poll = sample_poll_request(s, op, ticket);
+asio::awaitable<futures::PollOutcome> start_poll(const SamplingState& s, const SampleOperation& op,
+                                                 const UntypedAPIFuture& ticket,
+                                                 const std::shared_ptr<FutureCore>& core) {
+  futures::PollRequest poll = sample_poll_request(s, op, ticket);
   attach(poll, *s.holder, core);
-  return client::futures::poll_future(s.holder->http(), std::move(poll));
+  return futures::poll_future(s.holder->http(), std::move(poll));
 }
 
 void fail_stuck(const SampleRetryHandler& retry, FutureCore& core) {
@@ -118,7 +116,7 @@ void fail_stuck(const SampleRetryHandler& retry, FutureCore& core) {
   core.set_error(ec, std::move(diag));
 }
 
-void settle_sample(FutureCore& core, client::futures::PollOutcome& outcome, const ResultDecoder& decode) {
+void settle_sample(FutureCore& core, futures::PollOutcome& outcome, const ResultDecoder& decode) {
   settle_with(core, outcome.error, std::move(outcome.diag),
               [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
 }
@@ -147,7 +145,7 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
   for (;;) {
     // The deadline may have passed already: then the request is not polled.
     if (op.layer_three && retry.stuck()) co_return fail_stuck(retry, *core);
-    client::futures::PollOutcome outcome;
+    futures::PollOutcome outcome;
     {
       SampleRetryHandler::Watch watch;
       if (op.layer_three) retry.watch(watch, control.signal);

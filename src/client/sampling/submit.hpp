@@ -5,6 +5,7 @@
 #pragma once
 
 #include "client/futures/driver.hpp"
+#include "client/handles.hpp"
 #include "client/sampling/state.hpp"
 
 #include <tinker/types.hpp>
@@ -17,8 +18,6 @@
 
 namespace tinker::client::sampling {
 
-using detail::FutureCore;
-using detail::SamplingState;
 using futures::ResultDecoder;
 using futures::TaskControl;
 

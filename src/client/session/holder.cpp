@@ -1,5 +1,5 @@
 // ClientHolder: creation and option checks, log, counters, task registry, telemetry queueing
-// and shutdown. Bootstrap is in holder_bootstrap.cpp, the background loops in holder_loops.cpp.
+// and shutdown. Bootstrap is in bootstrap.cpp, the background loops in loops.cpp.
 #include "client/session/holder.hpp"
 
 #include "client/session/holder_impl.hpp"

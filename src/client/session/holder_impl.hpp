@@ -1,8 +1,9 @@
 // ClientHolder's state, shared by holder.cpp (lifecycle, counters, tasks, log, shutdown),
-// holder_bootstrap.cpp (config, credentials, JWT, session) and holder_loops.cpp (heartbeat, JWT
+// bootstrap.cpp (config, credentials, JWT, session) and loops.cpp (heartbeat, JWT
 // refresh, telemetry). Everything here lives on the io thread, except `session_id` (mutex).
 #pragma once
 
+#include "client/handles.hpp"
 #include "client/session/credentials.hpp"
 #include "client/session/holder.hpp"
 #include "client/session/lifetime.hpp"
@@ -81,7 +82,7 @@ class ClientHolder::Impl {
   std::unique_ptr<client::sampling::SampleDispatch> sample_dispatch;  ///< made at first use
   bool shutting_down = false;
 
-  // Bootstrap (holder_bootstrap.cpp).
+  // Bootstrap (bootstrap.cpp).
   std::optional<ClientConfigResponse> config;
   DynamicConfigResponse dynamic;
   std::shared_ptr<client::session::Flight> config_flight;
@@ -110,8 +111,6 @@ class ClientHolder::Impl {
 }  // namespace tinker::detail
 
 namespace tinker::client::session {
-
-using detail::ClientHolder;
 
 // bootstrap.cpp
 /// client/config, auth/token (JWT mode), dynamic_config: the body of ensure_config's leader.

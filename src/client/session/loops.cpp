@@ -15,8 +15,6 @@
 
 namespace tinker::client::session {
 
-using detail::ClientHolder;
-
 namespace {
 
 namespace asio = boost::asio;

@@ -19,10 +19,6 @@ namespace tinker::client::session {
 
 using async::OperationResult;
 using async::spawn_and_complete;
-using detail::ClientHolder;
-using detail::FutureCore;
-using detail::HolderPtr;
-using detail::TrainingState;
 
 namespace {
 
@@ -33,17 +29,17 @@ using TrainingOutcome = OperationResult<TrainingClient>;
 // Polls a model-creating future (create_model, create-via-load) to its end and decodes T.
 template <class T>
 asio::awaitable<error_code> await_model_future(ClientHolder& holder, const UntypedAPIFuture& ticket,
-                                               client::futures::FutureType type, std::string subject_id,
+                                               futures::FutureType type, std::string subject_id,
                                                std::chrono::steady_clock::time_point started, T& out,
                                                diagnostics& diag) {
-  client::futures::PollRequest poll(ticket.request_id, type);
-  poll.subject = client::futures::QueueSubject::model_creation;
+  futures::PollRequest poll(ticket.request_id, type);
+  poll.subject = futures::QueueSubject::model_creation;
   poll.subject_id = std::move(subject_id);
   poll.create_roundtrip =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
   auto core = std::make_shared<FutureCore>(holder.executor(), ticket.request_id, started);
   attach(poll, holder, core);
-  client::futures::PollOutcome outcome = co_await client::futures::poll_future(holder.http(), std::move(poll));
+  futures::PollOutcome outcome = co_await futures::poll_future(holder.http(), std::move(poll));
   if (outcome.error) {
     diag = std::move(outcome.diag);
     co_return outcome.error;
@@ -82,7 +78,7 @@ asio::awaitable<TrainingOutcome> create_lora_op(HolderPtr holder, LoraTrainingOp
     co_return TrainingOutcome(ec, TrainingClient());
   }
   CreateModelResponse created;
-  const error_code ec = co_await await_model_future(*holder, ticket, client::futures::FutureType::create_model,
+  const error_code ec = co_await await_model_future(*holder, ticket, futures::FutureType::create_model,
                                                     options.base_model, started, created, diag);
   if (ec) co_return TrainingOutcome(ec, TrainingClient());
   auto state = std::make_shared<TrainingState>(holder, created.model_id, options.base_model);
@@ -109,8 +105,8 @@ asio::awaitable<TrainingOutcome> create_via_load(HolderPtr holder, std::string p
   }
   const std::string model_id = holder->session_id() + ":train:" + std::to_string(model_seq_id);
   LoadWeightsResponse loaded;
-  const error_code ec = co_await await_model_future(*holder, ticket, client::futures::FutureType::load_weights,
-                                                    model_id, started, loaded, diag);
+  const error_code ec =
+      co_await await_model_future(*holder, ticket, futures::FutureType::load_weights, model_id, started, loaded, diag);
   if (ec) co_return TrainingOutcome(ec, TrainingClient());
   auto state =
       std::make_shared<TrainingState>(holder, loaded.model_id.value_or(model_id), options.base_model.value_or(""));

@@ -16,8 +16,6 @@ void TrainingState::start_earlier_polls() {
 
 namespace tinker::client::training {
 
-using detail::ErasedResult;
-using detail::FutureCore;
 using futures::PollStart;
 using futures::ResultDecoder;
 

@@ -22,11 +22,6 @@ namespace tinker::client::training {
 using async::OperationResult;
 using async::run_all;
 using async::spawn_and_complete;
-using detail::ClientHolder;
-using detail::ErasedResult;
-using detail::FbFuture;
-using detail::FutureCore;
-using detail::Handler;
 using futures::PollStart;
 using futures::ResultCombiner;
 using futures::spawn_poll_all;
@@ -58,9 +53,9 @@ asio::awaitable<void> submit_chunk(TrainingState& t, ChunkSubmit& chunk) {
     // it is posted.
     std::int64_t bytes = 0;
     for (const Datum& datum : chunk.request.forward_backward_input.data) bytes += estimate_datum_bytes(datum);
-    client::async::ByteBudget& budget = t.holder->fwdbwd_budget();
+    async::ByteBudget& budget = t.holder->fwdbwd_budget();
     co_await budget.acquire(bytes);
-    const client::async::BudgetReservation held(budget, bytes);
+    const async::BudgetReservation held(budget, bytes);
     chunk.error = co_await api::forward_backward(t.holder->http(), chunk.request, wire, chunk.ticket, chunk.diag, l2);
   } catch (const boost::system::system_error&) {
     // A tinker::error: encoding failed, nothing was sent; any other: cancelled waiting for the budget.
@@ -179,8 +174,8 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
     diag = std::move(chunks[*failed].diag);
     co_return FbOutcome(chunks[*failed].error, FbFuture());
   }
-  const auto type = forward_only ? client::futures::FutureType::forward : client::futures::FutureType::forward_backward;
-  std::vector<client::futures::PollRequest> polls;
+  const auto type = forward_only ? futures::FutureType::forward : futures::FutureType::forward_backward;
+  std::vector<futures::PollRequest> polls;
   for (const ChunkSubmit& chunk : chunks) polls.push_back(training_poll_request(*t, chunk.ticket, type, started));
   auto core = std::make_shared<FutureCore>(t->holder->executor(), chunks[0].ticket.request_id, started);
   t->start_earlier_polls();

@@ -18,12 +18,6 @@ namespace tinker::client::training {
 using async::off_io_thread;
 using async::OperationResult;
 using async::spawn_and_complete;
-using detail::ClientHolder;
-using detail::ErasedResult;
-using detail::FbFuture;
-using detail::FutureCore;
-using detail::Handler;
-using detail::SamplingState;
 using sampling::create_sampling_session_op;
 using sampling::make_sampling_client;
 
@@ -65,7 +59,7 @@ asio::awaitable<OperationResult<Future<typename Op::Result>>> submit_single(Trai
 class OptimStepOp {
  public:
   using Result = OptimStepResponse;
-  static constexpr client::futures::FutureType type = client::futures::FutureType::optim_step;
+  static constexpr futures::FutureType type = futures::FutureType::optim_step;
   explicit OptimStepOp(AdamParams params) : params_(params) {}
 
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
@@ -82,7 +76,7 @@ class OptimStepOp {
 class SaveStateOp {
  public:
   using Result = SaveWeightsResponse;
-  static constexpr client::futures::FutureType type = client::futures::FutureType::save_weights;
+  static constexpr futures::FutureType type = futures::FutureType::save_weights;
   SaveStateOp(std::string name, SaveStateOptions options) : name_(std::move(name)), options_(options) {}
 
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
@@ -100,7 +94,7 @@ class SaveStateOp {
 class LoadStateOp {
  public:
   using Result = LoadWeightsResponse;
-  static constexpr client::futures::FutureType type = client::futures::FutureType::load_weights;
+  static constexpr futures::FutureType type = futures::FutureType::load_weights;
   LoadStateOp(std::string path, bool with_optimizer, std::optional<std::string> access_token)
       : path_(std::move(path)), with_optimizer_(with_optimizer), access_token_(std::move(access_token)) {}
 
@@ -122,7 +116,7 @@ class LoadStateOp {
 class SaveForSamplerOp {
  public:
   using Result = SaveWeightsForSamplerResponse;
-  static constexpr client::futures::FutureType type = client::futures::FutureType::save_weights_for_sampler;
+  static constexpr futures::FutureType type = futures::FutureType::save_weights_for_sampler;
   SaveForSamplerOp(std::optional<std::string> name, std::optional<std::int64_t> ttl_seconds)
       : name_(std::move(name)), ttl_seconds_(ttl_seconds) {}
 

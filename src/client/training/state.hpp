@@ -7,6 +7,7 @@
 #include "client/futures/core.hpp"
 #include "client/futures/driver.hpp"
 #include "client/futures/poll_answer.hpp"
+#include "client/handles.hpp"
 #include "client/session/holder.hpp"
 #include "client/training/turnstile.hpp"
 
@@ -39,8 +40,6 @@ class TrainingState {
 
 namespace tinker::client::training {
 
-using detail::TrainingPtr;
-using detail::TrainingState;
 using Ticket = Turnstile::Ticket;
 using SteadyTime = std::chrono::steady_clock::time_point;
 
