@@ -39,15 +39,16 @@ using std::chrono::milliseconds;
 namespace paths = wire::paths;
 constexpr std::chrono::minutes default_archive_url_lifetime{15};  // doc/rest.md#checkpoint-downloads
 
+void append_segment(std::string& path, std::string_view segment) {
+  path += '/';
+  path += segment;
+}
+
 // "<collection>/<item>", then "/<segment>" when one is given.
 std::string item_path(const paths::EndpointPath& collection, const std::string& item, std::string_view segment = {}) {
   std::string path(collection.full());
-  path += '/';
-  path += item;
-  if (!segment.empty()) {
-    path += '/';
-    path += segment;
-  }
+  append_segment(path, item);
+  if (!segment.empty()) append_segment(path, segment);
   return path;
 }
 
@@ -55,12 +56,8 @@ std::string item_path(const paths::EndpointPath& collection, const std::string& 
 // verbatim, its slash unescaped (doc/protocol.md#endpoints).
 std::string checkpoint_path(const std::string& run_id, const std::string& checkpoint_id, std::string_view action) {
   std::string path = item_path(paths::training_runs, run_id, paths::segment::checkpoints);
-  path += '/';
-  path += checkpoint_id;
-  if (!action.empty()) {
-    path += '/';
-    path += action;
-  }
+  append_segment(path, checkpoint_id);
+  if (!action.empty()) append_segment(path, action);
   return path;
 }
 

@@ -24,9 +24,7 @@ namespace tinker::client::sampling {
 
 using async::off_io_thread;
 using async::OperationResult;
-using async::spawn_and_complete;
 using futures::ResultDecoder;
-using futures::spawn_task_from_any_thread;
 using futures::TaskControl;
 
 namespace {
@@ -129,7 +127,7 @@ void spawn_sample(std::shared_ptr<const SamplingState> s, SampleOperation op, Sa
   auto core = std::make_shared<FutureCore>(holder->executor(), std::string(), std::chrono::steady_clock::now());
   auto control = std::make_shared<TaskControl>();
   auto work = sample_task<T>(std::move(s), core, control, std::move(op), kind, diag, std::move(handler));
-  spawn_task_from_any_thread(std::move(holder), std::move(core), std::move(control), std::move(work));
+  futures::spawn_task_from_any_thread(std::move(holder), std::move(core), std::move(control), std::move(work));
 }
 
 asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_tokenizer_op(
@@ -220,8 +218,8 @@ void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, Model
 void sampling_get_tokenizer(std::shared_ptr<const SamplingState> state, diagnostics* diag,
                             Handler<std::shared_ptr<const Tokenizer>> handler) {
   auto executor = state->holder->executor();
-  spawn_and_complete<std::shared_ptr<const Tokenizer>>(executor, diag, std::move(handler), &sampler_tokenizer_op,
-                                                       std::move(state));
+  client::async::spawn_and_complete<std::shared_ptr<const Tokenizer>>(executor, diag, std::move(handler),
+                                                                      &sampler_tokenizer_op, std::move(state));
 }
 
 const std::string& sampling_session_id(const SamplingState& state) noexcept {

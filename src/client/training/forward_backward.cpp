@@ -19,19 +19,13 @@
 
 namespace tinker::client::training {
 
-using async::OperationResult;
-using async::run_all;
 using async::spawn_and_complete;
-using futures::PollStart;
-using futures::ResultCombiner;
-using futures::spawn_poll_all;
-using futures::spawn_task;
 
 namespace {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
-using FbOutcome = OperationResult<FbFuture>;
+using FbOutcome = async::OperationResult<FbFuture>;
 
 // One chunk's submit and what came of it.
 class ChunkSubmit {
@@ -91,7 +85,7 @@ TurnOutcome turn_outcome_of_chunks(const std::vector<ChunkSubmit>& chunks, std::
   return TurnOutcome::lost(missing_seq, reason);
 }
 
-ResultCombiner chunk_combiner(bool protobuf, std::vector<std::size_t> datum_counts) {
+futures::ResultCombiner chunk_combiner(bool protobuf, std::vector<std::size_t> datum_counts) {
   return [protobuf, counts = std::move(datum_counts)](std::vector<http::Response>& answers, ErasedResult& value,
                                                       diagnostics& diag) {
     std::vector<ForwardBackwardOutput> outputs(answers.size());
@@ -123,7 +117,7 @@ asio::awaitable<std::optional<std::size_t>> submit_chunks(TrainingPtr t, Ticket 
   if (t->holder->config().parallel_fwdbwd_chunks) {
     std::vector<asio::awaitable<void>> later_chunks;
     for (std::size_t i = 1; i < chunks.size(); ++i) later_chunks.push_back(submit_chunk(*t, chunks[i]));
-    co_await run_all(std::move(later_chunks));
+    co_await async::run_all(std::move(later_chunks));
     for (std::size_t i = 1; i < chunks.size(); ++i) later_ok = later_ok && !chunks[i].error;
     if (later_ok) co_await submit_chunk(*t, chunks[0]);
   } else {
@@ -180,8 +174,8 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
   auto core = std::make_shared<FutureCore>(t->holder->executor(), chunks[0].ticket.request_id, started);
   t->start_earlier_polls();
   t->unstarted_polls.push_back(core);
-  spawn_poll_all(t->holder, core, std::move(polls), chunk_combiner(protobuf_bulk(*t), std::move(datum_counts)),
-                 PollStart::deferred);
+  futures::spawn_poll_all(t->holder, core, std::move(polls), chunk_combiner(protobuf_bulk(*t), std::move(datum_counts)),
+                          futures::PollStart::deferred);
   co_return FbOutcome(error_code(), FbFuture(std::move(core)));
 }
 
@@ -312,7 +306,7 @@ asio::awaitable<FbOutcome> custom_op(TrainingPtr t, Ticket first_ticket, std::ve
   if (submit_ec) co_return FbOutcome(submit_ec, FbFuture());
   auto core = std::make_shared<FutureCore>(t->holder->executor(), backward_future.status().request_id);
   auto work = merge_custom_metrics(std::move(backward_future), core, std::move(user_loss.metrics));
-  spawn_task(t->holder, core, std::move(work));
+  futures::spawn_task(t->holder, core, std::move(work));
   co_return FbOutcome(error_code(), FbFuture(std::move(core)));
 }
 

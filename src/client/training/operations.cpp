@@ -18,8 +18,6 @@ namespace tinker::client::training {
 using async::off_io_thread;
 using async::OperationResult;
 using async::spawn_and_complete;
-using sampling::create_sampling_session_op;
-using sampling::make_sampling_client;
 
 namespace {
 
@@ -150,7 +148,7 @@ asio::awaitable<OperationResult<SamplingClient>> save_and_get_sampler_op(Trainin
     diag.message = "save_weights_for_sampler without a name answered no sampling_session_id";
     co_return Outcome(make_error_code(errc::protocol_error), SamplingClient());
   }
-  co_return Outcome(error_code(), make_sampling_client(t->holder, *saved.sampling_session_id, t->base_model));
+  co_return Outcome(error_code(), sampling::make_sampling_client(t->holder, *saved.sampling_session_id, t->base_model));
 }
 
 asio::awaitable<OperationResult<GetInfoResponse>> get_info_op(TrainingPtr t, bool layer_two, diagnostics& diag) {
@@ -187,8 +185,8 @@ asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> get_tokenizer
 
 asio::awaitable<OperationResult<SamplingClient>> create_sampling_client_op(TrainingPtr t, std::string model_path,
                                                                            diagnostics& diag) {
-  co_return co_await create_sampling_session_op(t->holder, SamplingSource::from_model_path(std::move(model_path)),
-                                                diag);
+  co_return co_await sampling::create_sampling_session_op(t->holder,
+                                                          SamplingSource::from_model_path(std::move(model_path)), diag);
 }
 
 // Takes the ticket now, on the caller's thread (call order = submission order), then runs
