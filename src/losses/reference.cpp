@@ -2,7 +2,8 @@
 // datum's full sequence (model_input plus its last target token), aligned with target_tokens.
 #include "losses/checks.hpp"
 
-#include <tinker/detail/countdown.hpp>
+#include "client/async/countdown.hpp"
+
 #include <tinker/losses.hpp>
 #include <tinker/sync/sampling_client.hpp>
 
@@ -50,7 +51,7 @@ void check_shifted(const Datum& datum, const std::vector<std::int64_t>& targets,
 }
 
 // Gathers the compute_logprobs results of every datum and completes the handler once. The
-// completions come on any thread: tinker::detail::Countdown picks the last one.
+// completions come on any thread: client::async::Countdown picks the last one.
 class Gather {
  public:
   Gather(SamplingClient reference_, std::vector<Datum> data_, diagnostics* user_diag_,
@@ -101,7 +102,7 @@ class Gather {
     boost::asio::dispatch(boost::asio::append(std::move(handler), code, std::move(aligned)));
   }
 
-  tinker::detail::Countdown countdown_;
+  client::async::Countdown countdown_;
   diagnostics* user_diag;
   tinker::detail::Handler<ReferenceLogprobs> handler;
 };

@@ -17,8 +17,8 @@ Join::Join(const asio::any_io_executor& executor, std::size_t parts)
   all_done_.expires_at(asio::steady_timer::time_point::max());
 }
 
-detail::Countdown::Finished Join::finish(std::size_t part, bool failed) {
-  const detail::Countdown::Finished finished = countdown_.finish(part, failed);
+Countdown::Finished Join::finish(std::size_t part, bool failed) {
+  const Countdown::Finished finished = countdown_.finish(part, failed);
   if (finished.last) all_done_.cancel();  // wakes the waiting coroutine
   return finished;
 }

@@ -1,9 +1,9 @@
 // Joining coroutines on the io thread: start N parts, wait until every one has ended. The count
-// itself is tinker::detail::Countdown, shared with the joins that run outside an io thread (the
+// itself is Countdown (countdown.hpp), shared with the joins whose parts finish on any thread (the
 // losses library's reference logprobs); this adds the io-thread waiting and cancellation.
 #pragma once
 
-#include <tinker/detail/countdown.hpp>
+#include "client/async/countdown.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -25,7 +25,7 @@ class Join {
   Join& operator=(const Join&) = delete;
 
   /// Records that `part` ended; the last one wakes wait_all().
-  detail::Countdown::Finished finish(std::size_t part, bool failed);
+  Countdown::Finished finish(std::size_t part, bool failed);
   /// The cancellation slot of `part`, for bind_cancellation_slot.
   boost::asio::cancellation_slot slot(std::size_t part) { return signals_[part].slot(); }
   /// Cancels (terminal) every part that has not ended yet.
@@ -39,7 +39,7 @@ class Join {
   boost::asio::awaitable<void> wait_all(bool pass_on_cancellation);
 
  private:
-  detail::Countdown countdown_;
+  Countdown countdown_;
   boost::asio::steady_timer all_done_;
   std::vector<boost::asio::cancellation_signal> signals_;  ///< one per part; never resized (signals cannot move)
 };

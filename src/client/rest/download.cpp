@@ -9,6 +9,8 @@
 #include <tinker/rest_client.hpp>
 
 #include "client/async/off_io_thread.hpp"
+#include "client/rest/download.hpp"
+
 #include "client/rest/archive_extract.hpp"
 #include "client/rest/support.hpp"
 #include "http/download.hpp"
@@ -19,6 +21,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <system_error>
 
 namespace tinker {
@@ -33,6 +36,31 @@ std::string download_target_name(const std::string& tinker_path) {
 }  // namespace tinker
 
 namespace tinker::client::rest {
+
+void report_progress(http::DownloadRequest& request, const ProgressCallback* callback) {
+  if (!*callback) return;
+  request.on_progress = [callback](const http::DownloadState& state) {
+    (*callback)(DownloadProgress(state.bytes_done, state.total, state.resumes));
+  };
+}
+
+boost::system::error_code check_downloaded_size(const std::filesystem::path& part, const http::DownloadState& state,
+                                                std::string_view what, std::uint64_t& on_disk, diagnostics& diag) {
+  std::error_code size_failure;
+  on_disk = std::filesystem::file_size(part, size_failure);
+  if (size_failure) throw error(errc::invalid_argument, "cannot read " + part.string());
+  std::optional<std::uint64_t> announced;
+  if (state.total && on_disk != *state.total) {
+    announced = *state.total;
+  } else if (on_disk != state.bytes_done) {
+    announced = state.bytes_done;
+  }
+  if (!announced) return {};
+  diag.clear();
+  diag.message = "the downloaded " + std::string(what) + " has " + std::to_string(on_disk) +
+                 " bytes, but the server announced " + std::to_string(*announced);
+  return make_error_code(errc::request_failed);
+}
 
 using async::off_io_thread;
 namespace {
@@ -124,13 +152,6 @@ std::vector<std::string> finish_on_disk(const DownloadPaths& paths, const Downlo
   }
 }
 
-error_code size_error(diagnostics& diag, std::uint64_t on_disk, std::uint64_t expected) {
-  diag.clear();
-  diag.message = "the downloaded checkpoint archive has " + std::to_string(on_disk) +
-                 " bytes, but the server announced " + std::to_string(expected);
-  return make_error_code(errc::request_failed);
-}
-
 asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHolder holder, std::string tinker_path,
                                                                         DownloadOptions options, diagnostics& diag) {
   using Result = OperationResult<DownloadResult>;
@@ -152,12 +173,8 @@ asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHold
   http::DownloadTransport transport(holder->http().options());
   http::DownloadRequest request(location.url, paths.part);
   request.max_resumes = options.max_resumes;
-  const auto* progress = &options.on_progress;
-  if (*progress) {
-    request.on_progress = [progress](const http::DownloadState& state) {
-      (*progress)(DownloadProgress(state.bytes_done, state.total, state.resumes));
-    };
-  }
+  const ProgressCallback* progress = &options.on_progress;
+  report_progress(request, progress);
   http::DownloadState state;
   for (bool fresh_url_taken = false;;) {
     const http::DownloadOutcome outcome =
@@ -174,12 +191,10 @@ asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHold
     co_return Result(outcome.error, DownloadResult());
   }
 
-  std::error_code size_failure;
-  const std::uint64_t on_disk = fs::file_size(paths.part, size_failure);
-  if (size_failure) throw error(errc::invalid_argument, "cannot read " + paths.part.string());
-  if (state.total && on_disk != *state.total)
-    co_return Result(size_error(diag, on_disk, *state.total), DownloadResult());
-  if (on_disk != state.bytes_done) co_return Result(size_error(diag, on_disk, state.bytes_done), DownloadResult());
+  std::uint64_t on_disk = 0;
+  if (error_code ec = check_downloaded_size(paths.part, state, "checkpoint archive", on_disk, diag)) {
+    co_return Result(ec, DownloadResult());
+  }
   if (*progress) (*progress)(DownloadProgress(on_disk, state.total, state.resumes));
 
   DownloadResult result;

@@ -1,4 +1,4 @@
-// The one join: tinker::detail::Countdown (any thread) and client::async::run_all (io thread).
+// The one join: client::async::Countdown (any thread) and client::async::run_all (io thread).
 #include "client/async/join.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -20,7 +20,7 @@ namespace {
 namespace asio = boost::asio;
 
 TEST(Countdown, TheLastFinishIsReportedOnceAndTheFirstFailureKept) {
-  detail::Countdown countdown(3);
+  Countdown countdown(3);
   const auto first = countdown.finish(2, false);
   EXPECT_FALSE(first.last);
   EXPECT_FALSE(first.first_failure);
@@ -36,7 +36,7 @@ TEST(Countdown, TheLastFinishIsReportedOnceAndTheFirstFailureKept) {
 
 TEST(Countdown, ExactlyOneOfManyThreadsFinishesLast) {
   constexpr std::size_t parts = 64;
-  detail::Countdown countdown(parts);
+  Countdown countdown(parts);
   std::atomic<int> lasts{0};
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < parts; ++i) {

@@ -3,14 +3,14 @@
 // into place (doc/rest.md#checkpoint-downloads describes the transfer).
 #include <tinker/rest_client.hpp>
 
-#include "client/complete.hpp"
-#include "client/holder.hpp"
+#include "client/rest/download.hpp"
+#include "client/rest/support.hpp"
 #include "http/download.hpp"
 
 #include <filesystem>
 #include <system_error>
 
-namespace tinker::detail {
+namespace tinker::client::rest {
 namespace {
 
 namespace asio = boost::asio;
@@ -47,13 +47,6 @@ void check_destination(const fs::path& file, bool force) {
   }
 }
 
-error_code size_error(diagnostics& diag, std::uint64_t on_disk, std::uint64_t expected) {
-  diag.clear();
-  diag.message = "the downloaded file has " + std::to_string(on_disk) + " bytes, but the server announced " +
-                 std::to_string(expected);
-  return make_error_code(errc::request_failed);
-}
-
 asio::awaitable<OperationResult<DownloadResult>> download_url_op(RestHolder holder, std::string url, fs::path file,
                                                                  UrlDownloadOptions options, diagnostics& diag) {
   using Result = OperationResult<DownloadResult>;
@@ -66,12 +59,8 @@ asio::awaitable<OperationResult<DownloadResult>> download_url_op(RestHolder hold
   http::DownloadTransport transport(holder->http().options());
   http::DownloadRequest request(std::move(url), part.path());
   request.max_resumes = options.max_resumes;
-  const auto* progress = &options.on_progress;
-  if (*progress) {
-    request.on_progress = [progress](const http::DownloadState& state) {
-      (*progress)(DownloadProgress(state.bytes_done, state.total, state.resumes));
-    };
-  }
+  const ProgressCallback* progress = &options.on_progress;
+  report_progress(request, progress);
   http::DownloadState state;
   const http::DownloadOutcome outcome =
       co_await http::download_to_file(transport, holder->http().clock(), request, state);
@@ -79,15 +68,14 @@ asio::awaitable<OperationResult<DownloadResult>> download_url_op(RestHolder hold
     diag = outcome.diag();
     co_return Result(outcome.error, DownloadResult());
   }
-  std::error_code ec;
-  const std::uint64_t on_disk = fs::file_size(part.path(), ec);
-  if (ec) throw error(errc::invalid_argument, "cannot read " + part.path().string());
-  if (state.total && on_disk != *state.total)
-    co_return Result(size_error(diag, on_disk, *state.total), DownloadResult());
-  if (on_disk != state.bytes_done) co_return Result(size_error(diag, on_disk, state.bytes_done), DownloadResult());
+  std::uint64_t on_disk = 0;
+  if (error_code size_ec = check_downloaded_size(part.path(), state, "file", on_disk, diag)) {
+    co_return Result(size_ec, DownloadResult());
+  }
   if (*progress) (*progress)(DownloadProgress(on_disk, state.total, state.resumes));
 
   check_destination(file, options.force);  // again: time has passed since the first check
+  std::error_code ec;
   fs::rename(part.path(), file, ec);
   if (ec) throw error(errc::invalid_argument, "file: cannot write " + file.string() + ": " + ec.message());
   part.keep();
@@ -100,11 +88,15 @@ asio::awaitable<OperationResult<DownloadResult>> download_url_op(RestHolder hold
 
 }  // namespace
 
+}  // namespace tinker::client::rest
+
+namespace tinker::detail {
+
+using namespace client::rest;  // the operation above
+
 void rest_download_url(RestHolder h, std::string url, std::filesystem::path file, UrlDownloadOptions o, diagnostics* d,
                        Handler<DownloadResult> c) {
-  const asio::any_io_executor executor = h->executor();
-  spawn_and_complete<DownloadResult>(executor, d, std::move(c), &download_url_op, std::move(h), std::move(url),
-                                     std::move(file), std::move(o));
+  spawn_rest_call(std::move(h), d, std::move(c), &download_url_op, std::move(url), std::move(file), std::move(o));
 }
 
 }  // namespace tinker::detail

@@ -1,7 +1,6 @@
-// Part of the library's implementation, not of its API: the count behind every "start N
-// operations, finish when all have" in the SDK (chunked submits, combined futures, the reference
-// logprobs of a batch). Public only because the losses library, which sees nothing but the public
-// headers, joins its compute_logprobs calls with it too.
+// The count behind every "start N operations, finish when all have" in the SDK: the chunked
+// submits of a forward_backward and combined futures (through Join, client/async/join.hpp), and
+// the reference logprobs of a batch in the losses library, whose completions arrive on any thread.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace tinker::detail {
+namespace tinker::client::async {
 
 /// Counts the parts of a joined operation as they finish, in any order and on any thread, and
 /// remembers the first that failed. Exactly one call of finish() reports `last`: its caller
@@ -63,4 +62,4 @@ class Countdown {
   std::optional<std::size_t> first_failure_;
 };
 
-}  // namespace tinker::detail
+}  // namespace tinker::client::async
