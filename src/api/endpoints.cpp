@@ -1,8 +1,11 @@
-// One function per endpoint (spec 8): the request's path, pool (spec 7.1), layer-1 retries and
-// layer-2 wrapping (spec 8.0 table), body encoding and response decoding.
+// One function per endpoint (doc/protocol.md#endpoints): the request's path, pool
+// (doc/protocol.md#pools-timeouts-and-throttles), layer-1 retries and layer-2 wrapping (doc/protocol.md#endpoints
+// table), body encoding and response decoding.
 #include "api/endpoints.hpp"
 
 #include "api/response.hpp"
+#include "types/exception_error.hpp"
+#include "wire/endpoint_paths.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -18,6 +21,7 @@ namespace tinker::api {
 namespace {
 
 namespace asio = boost::asio;
+namespace paths = wire::paths;
 using http::Method;
 using http::PoolKind;
 
@@ -32,6 +36,11 @@ class RetryPlan {
   std::optional<int> l1_retries;
   const LayerTwoSettings* l2;  ///< null = layer 1 only
 };
+
+// The absolute path of an endpoint, as the request owns it.
+std::string path_of(const wire::paths::EndpointPath& endpoint) {
+  return std::string(endpoint.full());
+}
 
 http::Request make_request(Method method, std::string path, PoolKind pool) {
   http::Request request(method, std::move(path), pool);
@@ -53,9 +62,9 @@ error_code encode_body(Encode encode, std::string& out, diagnostics& diag) {
     out = encode();
     return {};
   } catch (const error& e) {
-    diag = e.diag();
+    const error_code ec = detail::current_exception_error(diag);
     if (diag.message.empty()) diag.message = e.what();
-    return e.code();
+    return ec;
   }
 }
 
@@ -101,27 +110,27 @@ awaitable<error_code> submit_future(http::HttpClient& client, std::string path, 
 
 awaitable<error_code> client_config(http::HttpClient& client, const ClientConfigRequest& request,
                                     ClientConfigResponse& out, diagnostics& diag, LayerTwoSettings l2) {
-  // Spec 7.1: a one-off call; the session pool serves such small control calls.
-  http::Request http_request = json_post("/api/v1/client/config", PoolKind::session, to_json(request));
+  // doc/protocol.md#pools-timeouts-and-throttles: a one-off call; the session pool serves such small control calls.
+  http::Request http_request = json_post(path_of(paths::client_config), PoolKind::session, to_json(request));
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
 }
 
 awaitable<error_code> auth_token(http::HttpClient& client, AuthTokenResponse& out, diagnostics& diag,
                                  LayerTwoSettings l2) {
   const AuthTokenRequest body;
-  http::Request http_request = json_post("/api/v1/auth/token", PoolKind::session, to_json(body));
+  http::Request http_request = json_post(path_of(paths::auth_token), PoolKind::session, to_json(body));
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
 }
 
 awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResponse& out, diagnostics& diag,
                                      LayerTwoSettings l2, bool layer_two) {
   const ClientConfigRequest body;
-  http::Request http_request = json_post("/api/v1/client/dynamic_config", PoolKind::session, to_json(body));
+  http::Request http_request = json_post(path_of(paths::dynamic_config), PoolKind::session, to_json(body));
   http_request.timeout = client.options().timeouts.dynamic_config;
   DynamicConfigResponse decoded;
   const RetryPlan plan(0, layer_two ? &l2 : nullptr);
   const error_code ec = co_await call_json(client, std::move(http_request), decoded, diag, plan);
-  if (ec == errc::not_found) {  // spec 8.5: a server without dynamic config gives the defaults
+  if (ec == errc::not_found) {  // doc/protocol.md#endpoints: a server without dynamic config gives the defaults
     diag.clear();
     out = DynamicConfigResponse();
     co_return error_code{};
@@ -132,61 +141,62 @@ awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResp
 
 awaitable<error_code> create_session(http::HttpClient& client, const CreateSessionRequest& request,
                                      CreateSessionResponse& out, diagnostics& diag) {
-  http::Request http_request = json_post("/api/v1/create_session", PoolKind::session, to_json(request));
+  http::Request http_request = json_post(path_of(paths::create_session), PoolKind::session, to_json(request));
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, nullptr));
 }
 
 awaitable<error_code> session_heartbeat(http::HttpClient& client, const SessionHeartbeatRequest& request,
                                         diagnostics& diag) {
-  http::Request http_request = json_post("/api/v1/session_heartbeat", PoolKind::session, to_json(request));
+  http::Request http_request = json_post(path_of(paths::session_heartbeat), PoolKind::session, to_json(request));
   http_request.timeout = client.options().timeouts.heartbeat;
   co_return co_await call_ignoring_body(client, std::move(http_request), diag, RetryPlan(0, nullptr));
 }
 
 awaitable<error_code> create_sampling_session(http::HttpClient& client, const CreateSamplingSessionRequest& request,
                                               CreateSamplingSessionResponse& out, diagnostics& diag) {
-  http::Request http_request = json_post("/api/v1/create_sampling_session", PoolKind::session, to_json(request));
+  http::Request http_request = json_post(path_of(paths::create_sampling_session), PoolKind::session, to_json(request));
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, nullptr));
 }
 
 awaitable<error_code> get_server_capabilities(http::HttpClient& client, GetServerCapabilitiesResponse& out,
                                               diagnostics& diag, LayerTwoSettings l2) {
-  http::Request http_request = make_request(Method::get, "/api/v1/get_server_capabilities", PoolKind::training);
+  http::Request http_request = make_request(Method::get, path_of(paths::get_server_capabilities), PoolKind::training);
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
 }
 
 awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& request, GetInfoResponse& out,
                                diagnostics& diag, LayerTwoSettings l2, bool layer_two) {
-  http::Request http_request = json_post("/api/v1/get_info", PoolKind::training, to_json(request));
+  http::Request http_request = json_post(path_of(paths::get_info), PoolKind::training, to_json(request));
   const RetryPlan plan(std::nullopt, layer_two ? &l2 : nullptr);
   co_return co_await call_json(client, std::move(http_request), out, diag, plan);
 }
 
 awaitable<error_code> weights_info(http::HttpClient& client, const WeightsInfoRequest& request,
                                    WeightsInfoResponse& out, diagnostics& diag, LayerTwoSettings l2) {
-  http::Request http_request = json_post("/api/v1/weights_info", PoolKind::training, to_json(request));
+  http::Request http_request = json_post(path_of(paths::weights_info), PoolKind::training, to_json(request));
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
 }
 
 awaitable<error_code> get_sampler(http::HttpClient& client, const std::string& sampler_id, GetSamplerResponse& out,
                                   diagnostics& diag, LayerTwoSettings l2) {
-  // Spec 8.0: path parameters are inserted verbatim.
-  http::Request http_request = make_request(Method::get, "/api/v1/samplers/" + sampler_id, PoolKind::training);
+  // doc/protocol.md#endpoints: path parameters are inserted verbatim.
+  http::Request http_request =
+      make_request(Method::get, path_of(paths::samplers) + "/" + sampler_id, PoolKind::training);
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
 }
 
 awaitable<error_code> telemetry(http::HttpClient& client, const TelemetryRequest& request, diagnostics& diag) {
-  // Spec 8.0: layer 1 with the default retries; the telemetry loop is its own outer retry.
+  // doc/protocol.md#endpoints: layer 1 with the default retries; the telemetry loop is its own outer retry.
   std::string body;
   if (const auto ec = encode_body([&] { return to_json(request); }, body, diag)) co_return ec;
-  http::Request http_request = json_post("/api/v1/telemetry", PoolKind::session, std::move(body));
+  http::Request http_request = json_post(path_of(paths::telemetry), PoolKind::session, std::move(body));
   http_request.timeout = client.options().timeouts.telemetry;
   co_return co_await call_ignoring_body(client, std::move(http_request), diag, RetryPlan(std::nullopt, nullptr));
 }
 
 awaitable<error_code> create_model(http::HttpClient& client, const CreateModelRequest& request,
                                    UntypedAPIFuture& ticket, diagnostics& diag) {
-  co_return co_await submit_future(client, "/api/v1/create_model", request, ticket, diag,
+  co_return co_await submit_future(client, path_of(paths::create_model), request, ticket, diag,
                                    RetryPlan(std::nullopt, nullptr));
 }
 
@@ -195,16 +205,16 @@ awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBa
   const RetryPlan plan(std::nullopt, &l2);
   if (wire.json) {
     if (request.forward_only) {
-      // Spec 8.7.5: the JSON form has no forward_only; older servers take /api/v1/forward.
+      // doc/protocol.md#endpoints: the JSON form has no forward_only; older servers take /api/v1/forward.
       const ForwardRequest forward(request.model_id, request.seq_id, request.forward_backward_input);
-      co_return co_await submit_future(client, "/api/v1/forward", forward, ticket, diag, plan);
+      co_return co_await submit_future(client, path_of(paths::forward), forward, ticket, diag, plan);
     }
-    co_return co_await submit_future(client, "/api/v1/forward_backward", request, ticket, diag, plan);
+    co_return co_await submit_future(client, path_of(paths::forward_backward), request, ticket, diag, plan);
   }
-  // Spec 17.2: the protobuf form (as the 0.25 client), one zstd frame when the server asks.
+  // doc/protocol.md#protobuf: the protobuf form (as the 0.25 client), one zstd frame when the server asks.
   std::string body;
   if (const auto ec = encode_body([&] { return to_protobuf(request); }, body, diag)) co_return ec;
-  http::Request http_request = make_request(Method::post, "/api/v1/forward_backward", PoolKind::training);
+  http::Request http_request = make_request(Method::post, path_of(paths::forward_backward), PoolKind::training);
   http_request.body = std::move(body);
   http_request.content_type = protobuf_type;
   http_request.compress_zstd = wire.zstd;
@@ -213,22 +223,24 @@ awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBa
 
 awaitable<error_code> optim_step(http::HttpClient& client, const OptimStepRequest& request, UntypedAPIFuture& ticket,
                                  diagnostics& diag, LayerTwoSettings l2) {
-  co_return co_await submit_future(client, "/api/v1/optim_step", request, ticket, diag, RetryPlan(std::nullopt, &l2));
+  co_return co_await submit_future(client, path_of(paths::optim_step), request, ticket, diag,
+                                   RetryPlan(std::nullopt, &l2));
 }
 
 awaitable<error_code> save_weights(http::HttpClient& client, const SaveWeightsRequest& request,
                                    UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
-  co_return co_await submit_future(client, "/api/v1/save_weights", request, ticket, diag, RetryPlan(0, &l2));
+  co_return co_await submit_future(client, path_of(paths::save_weights), request, ticket, diag, RetryPlan(0, &l2));
 }
 
 awaitable<error_code> load_weights(http::HttpClient& client, const LoadWeightsRequest& request,
                                    UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
-  co_return co_await submit_future(client, "/api/v1/load_weights", request, ticket, diag, RetryPlan(std::nullopt, &l2));
+  co_return co_await submit_future(client, path_of(paths::load_weights), request, ticket, diag,
+                                   RetryPlan(std::nullopt, &l2));
 }
 
 awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const SaveWeightsForSamplerRequest& request,
                                                UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
-  co_return co_await submit_future(client, "/api/v1/save_weights_for_sampler", request, ticket, diag,
+  co_return co_await submit_future(client, path_of(paths::save_weights_for_sampler), request, ticket, diag,
                                    RetryPlan(0, &l2));
 }
 
@@ -243,8 +255,8 @@ awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& req
     return out;
   };
   if (const auto ec = encode_body(encode, body, diag)) co_return ec;
-  http::Request http_request = json_post("/api/v1/asample", PoolKind::sampling, std::move(body));
-  // Spec 3.2/12.3: this client handles 429 backpressure itself.
+  http::Request http_request = json_post(path_of(paths::asample), PoolKind::sampling, std::move(body));
+  // doc/protocol.md#headers, doc/sampling.md#backpressure-and-retries: this client handles 429 backpressure itself.
   http_request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
   // Layer 2 only (no layer-1 retries), awaited here rather than through call_json: one coroutine
   // frame less per sample.

@@ -1,10 +1,10 @@
-// One function per endpoint (spec 8): typed request -> typed response, with the per-endpoint
-// retry layers of spec 8.0 (L1 retries, L2 execute_with_retries) and the wire form of the
+// One function per endpoint (doc/protocol.md#endpoints): typed request -> typed response, with the per-endpoint
+// retry layers of doc/protocol.md#endpoints (L1 retries, L2 execute_with_retries) and the wire form of the
 // official 0.25 client. Every function completes with an error code; `diag` receives the
 // details of a failure (HTTP status, request id, server message).
 //
-// Future endpoints (spec 6) complete with the ticket (UntypedAPIFuture); their results are
-// fetched by client/future_poll.
+// Future endpoints (doc/protocol.md#futures) complete with the ticket (UntypedAPIFuture); their results are
+// fetched by client/futures/poll.
 #pragma once
 
 #include "api/execute_with_retries.hpp"
@@ -34,7 +34,7 @@ awaitable<error_code> client_config(http::HttpClient& client, const ClientConfig
 awaitable<error_code> auth_token(http::HttpClient& client, AuthTokenResponse& out, diagnostics& diag,
                                  LayerTwoSettings l2);
 /// 404 = the server has none: `out` keeps its defaults and the result is success.
-/// `layer_two` false for the background refresh (spec 8.0: L2 on the initial fetch only).
+/// `layer_two` false for the background refresh (doc/protocol.md#endpoints: L2 on the initial fetch only).
 awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResponse& out, diagnostics& diag,
                                      LayerTwoSettings l2, bool layer_two = true);
 awaitable<error_code> create_session(http::HttpClient& client, const CreateSessionRequest& request,
@@ -45,7 +45,7 @@ awaitable<error_code> create_sampling_session(http::HttpClient& client, const Cr
                                               CreateSamplingSessionResponse& out, diagnostics& diag);
 awaitable<error_code> get_server_capabilities(http::HttpClient& client, GetServerCapabilitiesResponse& out,
                                               diagnostics& diag, LayerTwoSettings l2);
-/// `layer_two` false for the internal call of get_tokenizer (spec 8.0 footnote).
+/// `layer_two` false for the internal call of get_tokenizer (doc/protocol.md#endpoints footnote).
 awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& request, GetInfoResponse& out,
                                diagnostics& diag, LayerTwoSettings l2, bool layer_two = true);
 awaitable<error_code> weights_info(http::HttpClient& client, const WeightsInfoRequest& request,

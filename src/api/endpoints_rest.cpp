@@ -1,6 +1,8 @@
-// The REST management endpoints (spec 8.12): paths, queries, pools, retry layers, and the
+// The REST management endpoints (doc/rest.md#calls): paths, queries, pools, retry layers, and the
 // archive endpoint's redirect / JSON / "still building" answers.
 #include "api/endpoints_rest.hpp"
+
+#include "wire/endpoint_paths.hpp"
 
 #include "api/response.hpp"
 #include "http/headers.hpp"
@@ -34,13 +36,28 @@ using http::Method;
 using http::PoolKind;
 using std::chrono::milliseconds;
 
-constexpr std::string_view api_prefix = "/api/v1/";
-constexpr std::chrono::minutes default_archive_url_lifetime{15};  // spec 8.12.5
+namespace paths = wire::paths;
+constexpr std::chrono::minutes default_archive_url_lifetime{15};  // doc/rest.md#checkpoint-downloads
 
-std::string checkpoint_path(const std::string& run_id, const std::string& checkpoint_id, std::string_view suffix) {
-  std::string path(api_prefix);
-  path += "training_runs/" + run_id + "/checkpoints/" + checkpoint_id;  // verbatim (spec 8.0)
-  path += suffix;
+void append_segment(std::string& path, std::string_view segment) {
+  path += '/';
+  path += segment;
+}
+
+// "<collection>/<item>", then "/<segment>" when one is given.
+std::string item_path(const paths::EndpointPath& collection, const std::string& item, std::string_view segment = {}) {
+  std::string path(collection.full());
+  append_segment(path, item);
+  if (!segment.empty()) append_segment(path, segment);
+  return path;
+}
+
+// training_runs/<run>/checkpoints/<checkpoint id>[/<action>]; the id ("weights/<name>") is sent
+// verbatim, its slash unescaped (doc/protocol.md#endpoints).
+std::string checkpoint_path(const std::string& run_id, const std::string& checkpoint_id, std::string_view action) {
+  std::string path = item_path(paths::training_runs, run_id, paths::segment::checkpoints);
+  append_segment(path, checkpoint_id);
+  if (!action.empty()) append_segment(path, action);
   return path;
 }
 
@@ -61,7 +78,7 @@ bool still_building(const CallOutcome& outcome) {
   return std::get<0>(outcome) == errc::server_error && std::get<1>(outcome).status == 503;
 }
 
-// Spec 8.12.5: 503 means the archive is being built; wait and ask again.
+// doc/rest.md#checkpoint-downloads: 503 means the archive is being built; wait and ask again.
 awaitable<CallOutcome> archive_attempts(http::HttpClient& client, const http::Request& request, diagnostics& diag,
                                         const ArchiveWait& wait) {
   http::Clock& clock = client.clock();
@@ -88,7 +105,7 @@ awaitable<error_code> call_json(http::HttpClient& client, http::Request request,
   co_return decode_json_response(response, out, diag);
 }
 
-// Calls answered with an empty (or ignored) body: only the status counts (spec 8.12.4).
+// Calls answered with an empty (or ignored) body: only the status counts (doc/rest.md#calls).
 awaitable<error_code> call_ignoring_body(http::HttpClient& client, http::Request request, diagnostics& diag,
                                          LayerTwoSettings l2) {
   auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
@@ -96,10 +113,10 @@ awaitable<error_code> call_ignoring_body(http::HttpClient& client, http::Request
 }
 
 // Publish (POST) or unpublish (DELETE): a 409 means "already so" and is the answer, at once
-// (no layer-1 retries, and layer 2 does not retry it), spec 8.12.6-7.
+// (no layer-1 retries, and layer 2 does not retry it), doc/rest.md#calls.
 awaitable<error_code> set_publication(http::HttpClient& client, Method method, const std::string& run_id,
                                       const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
-  http::Request request(method, checkpoint_path(run_id, checkpoint_id, "/publish"), PoolKind::training);
+  http::Request request(method, checkpoint_path(run_id, checkpoint_id, paths::segment::publish), PoolKind::training);
   request.max_retries = 0;
   l2.conflict_is_final = true;
   co_return co_await call_ignoring_body(client, std::move(request), diag, std::move(l2));
@@ -167,22 +184,22 @@ awaitable<error_code> list_training_runs(http::HttpClient& client, const ListTra
   QueryString query;
   query.add("limit", options.limit).add("offset", options.offset).add("access_scope", to_string(options.access_scope));
   if (options.project_id) query.add("project_id", *options.project_id);
-  http::Request request = get_request(std::string(api_prefix) + "training_runs", query);
+  http::Request request = get_request(std::string(paths::training_runs.full()), query);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
 awaitable<error_code> get_training_run(http::HttpClient& client, const std::string& run_id, AccessScope scope,
                                        TrainingRun& out, diagnostics& diag, LayerTwoSettings l2) {
   QueryString query;
-  query.add("access_scope", to_string(scope));  // spec 8.12.2: always sent
-  http::Request request = get_request(std::string(api_prefix) + "training_runs/" + run_id, query);
+  query.add("access_scope", to_string(scope));  // doc/rest.md#calls: always sent
+  http::Request request = get_request(item_path(paths::training_runs, run_id), query);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
 awaitable<error_code> list_run_checkpoints(http::HttpClient& client, const std::string& run_id,
                                            CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2) {
   const QueryString none;
-  http::Request request = get_request(std::string(api_prefix) + "training_runs/" + run_id + "/checkpoints", none);
+  http::Request request = get_request(item_path(paths::training_runs, run_id, paths::segment::checkpoints), none);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
@@ -190,7 +207,7 @@ awaitable<error_code> list_user_checkpoints(http::HttpClient& client, const List
                                             CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2) {
   QueryString query;
   query.add("limit", options.limit).add("offset", options.offset);
-  http::Request request = get_request(std::string(api_prefix) + "checkpoints", query);
+  http::Request request = get_request(std::string(paths::checkpoints.full()), query);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
@@ -214,7 +231,7 @@ awaitable<error_code> set_checkpoint_ttl(http::HttpClient& client, const std::st
                                          const std::string& checkpoint_id, const SetCheckpointTtlRequest& request,
                                          diagnostics& diag, LayerTwoSettings l2) {
   http::Request http_request =
-      json_request(Method::put, checkpoint_path(run_id, checkpoint_id, "/ttl"), to_json(request));
+      json_request(Method::put, checkpoint_path(run_id, checkpoint_id, paths::segment::ttl), to_json(request));
   co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2);
 }
 
@@ -222,7 +239,8 @@ awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std
                                              const std::string& checkpoint_id, const ArchiveWait& wait,
                                              CheckpointArchiveUrlResponse& out, diagnostics& diag,
                                              LayerTwoSettings l2) {
-  http::Request request(Method::get, checkpoint_path(run_id, checkpoint_id, "/archive"), PoolKind::storage);
+  http::Request request(Method::get, checkpoint_path(run_id, checkpoint_id, paths::segment::archive),
+                        PoolKind::storage);
   request.accept_redirect = true;  // the 302 is the answer, not a hop to follow
   // Each layer-2 attempt is the archive's own 503 loop.
   const ArchiveWait* building = &wait;
@@ -238,7 +256,7 @@ awaitable<error_code> list_sessions(http::HttpClient& client, const ListSessions
                                     ListSessionsResponse& out, diagnostics& diag, LayerTwoSettings l2) {
   QueryString query;
   query.add("limit", options.limit).add("offset", options.offset).add("access_scope", to_string(options.access_scope));
-  http::Request request = get_request(std::string(api_prefix) + "sessions", query);
+  http::Request request = get_request(std::string(paths::sessions.full()), query);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
@@ -246,7 +264,7 @@ awaitable<error_code> get_session(http::HttpClient& client, const std::string& s
                                   GetSessionResponse& out, diagnostics& diag, LayerTwoSettings l2) {
   QueryString query;
   query.add("access_scope", to_string(scope));
-  http::Request request = get_request(std::string(api_prefix) + "sessions/" + session_id, query);
+  http::Request request = get_request(item_path(paths::sessions, session_id), query);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
@@ -254,14 +272,14 @@ awaitable<error_code> assign_session_project(http::HttpClient& client, const std
                                              const AssignSessionProjectRequest& request, diagnostics& diag,
                                              LayerTwoSettings l2) {
   http::Request http_request =
-      json_request(Method::put, std::string(api_prefix) + "sessions/" + session_id + "/project", to_json(request));
+      json_request(Method::put, item_path(paths::sessions, session_id, paths::segment::project), to_json(request));
   co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2);
 }
 
 awaitable<error_code> trace_export(http::HttpClient& client, const std::string& session_id, TraceExportResponse& out,
                                    diagnostics& diag, LayerTwoSettings l2) {
   const QueryString none;
-  http::Request request = get_request(std::string(api_prefix) + "sessions/" + session_id + "/trace_export", none);
+  http::Request request = get_request(item_path(paths::sessions, session_id, paths::segment::trace_export), none);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
@@ -277,7 +295,7 @@ awaitable<error_code> audit_log(http::HttpClient& client, const AuditLogOptions&
     }
     query.add("day", format_day(*options.day));
   }
-  http::Request request = get_request(std::string(api_prefix) + "audit", query, PoolKind::storage);
+  http::Request request = get_request(std::string(paths::audit.full()), query, PoolKind::storage);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 
@@ -285,7 +303,7 @@ awaitable<error_code> billing_usage(http::HttpClient& client, Timestamp starting
                                     BillingUsageResponse& out, diagnostics& diag, LayerTwoSettings l2) {
   QueryString query;
   query.add("starting_on", format_timestamp(starting_on)).add("ending_before", format_timestamp(ending_before));
-  http::Request request = get_request(std::string(api_prefix) + "billing/usage/events", query);
+  http::Request request = get_request(std::string(paths::billing_usage.full()), query);
   co_return co_await call_json(client, std::move(request), out, diag, l2);
 }
 

@@ -1,6 +1,6 @@
-// The REST management endpoints (spec 8.12): one typed function per endpoint, in the style of
+// The REST management endpoints (doc/rest.md#calls): one typed function per endpoint, in the style of
 // api/endpoints.hpp. Layer 1 with the default 10 retries and layer 2 unless noted; path
-// parameters are inserted verbatim (checkpoint ids contain a slash, spec 8.0).
+// parameters are inserted verbatim (checkpoint ids contain a slash, doc/protocol.md#endpoints).
 #pragma once
 
 #include "api/execute_with_retries.hpp"
@@ -21,7 +21,7 @@ namespace tinker::api {
 using boost::asio::awaitable;
 using boost::system::error_code;
 
-/// The "still building" wait of the archive endpoint (spec 8.12.5): on 503 sleep `interval`
+/// The "still building" wait of the archive endpoint (doc/rest.md#checkpoint-downloads): on 503 sleep `interval`
 /// and ask again, up to `attempts` requests in this inner loop. `warn` (may be empty) receives
 /// the log lines (when the wait starts, and "still running" once `still_running_after` passed).
 class ArchiveWait {
@@ -70,7 +70,7 @@ awaitable<error_code> assign_session_project(http::HttpClient& client, const std
 /// One poll of the trace export job (the polling loop is the caller's).
 awaitable<error_code> trace_export(http::HttpClient& client, const std::string& session_id, TraceExportResponse& out,
                                    diagnostics& diag, LayerTwoSettings l2);
-/// Storage pool (spec 7.1: REST_SUPPORT_REDIRECT).
+/// Storage pool (doc/protocol.md#pools-timeouts-and-throttles: REST_SUPPORT_REDIRECT).
 awaitable<error_code> audit_log(http::HttpClient& client, const AuditLogOptions& options, AuditLogResponse& out,
                                 diagnostics& diag, LayerTwoSettings l2);
 awaitable<error_code> billing_usage(http::HttpClient& client, Timestamp starting_on, Timestamp ending_before,
@@ -88,7 +88,7 @@ class QueryString {
   std::string text_;
 };
 
-/// The archive endpoint's answer (spec 8.12.5): a 3xx gives Location and Expires (an HTTP-date;
+/// The archive endpoint's answer (doc/rest.md#checkpoint-downloads): a 3xx gives Location and Expires (an HTTP-date;
 /// missing or unparsable: `now` + 15 min; no Location: protocol_error); a 200 is the JSON form.
 error_code decode_archive_answer(const http::Response& response, std::chrono::system_clock::time_point now,
                                  CheckpointArchiveUrlResponse& out, diagnostics& diag);

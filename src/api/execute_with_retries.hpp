@@ -1,6 +1,6 @@
-// Retry layer 2 (spec 5.2): the SDK wrapper around most submits. It re-sends a whole call (each
+// Retry layer 2 (doc/protocol.md#layer-2-submits): the SDK wrapper around most submits. It re-sends a whole call (each
 // attempt has layer-1 retries inside) while failures are retryable and the 300 s budget lasts,
-// and pauses silently on HTTP 402 inside the billing window (spec 5.5).
+// and pauses silently on HTTP 402 inside the billing window (doc/protocol.md#billing-pause-402).
 //
 // Deliberately stricter than the Python SDK: every attempt of the logical call, in both layers,
 // carries the same idempotency key, so a server can deduplicate a call that succeeded but whose
@@ -18,7 +18,7 @@
 
 namespace tinker::api {
 
-/// Billing-pause state of one client holder (spec 5.5).
+/// Billing-pause state of one client holder (doc/protocol.md#billing-pause-402).
 class BillingPause {
  public:
   BillingPause() = default;
@@ -48,11 +48,11 @@ class LayerTwoSettings {
   LayerTwoSettings() = default;
   std::chrono::seconds billing_max_pause{3600};  ///< server flag billing_exception_max_pause_duration_sec
   BillingPause* billing = nullptr;               ///< shared per holder; null = 402 is fatal
-  /// A 409 is the answer, not a reason to retry (checkpoint publish/unpublish, spec 8.12.6-7).
+  /// A 409 is the answer, not a reason to retry (checkpoint publish/unpublish, doc/rest.md#calls).
   bool conflict_is_final = false;
-  /// Replaces the single send of each attempt (the archive URL's 503 loop, spec 8.12.5).
+  /// Replaces the single send of each attempt (the archive URL's 503 loop, doc/rest.md#checkpoint-downloads).
   Attempt attempt;
-  /// The sampling submit (spec 12.2) paces itself on backpressure: a 429 and a 402 come back
+  /// The sampling submit (doc/sampling.md#sampling) paces itself on backpressure: a 429 and a 402 come back
   /// to the caller at once instead of being retried or paused here.
   bool return_backpressure = false;
 };

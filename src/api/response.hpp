@@ -1,7 +1,8 @@
-// Typed decoding of HTTP responses with the content-type rules of spec 1.2.
+// Typed decoding of HTTP responses with the content-type rules of doc/protocol.md#transport.
 #pragma once
 
 #include "http/message.hpp"
+#include "types/exception_error.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -25,7 +26,7 @@ boost::system::error_code decode_json_response(const http::Response& response, T
   return make_error_code(errc::protocol_error);
 }
 
-/// Decodes a protobuf result (SampleResponse, ForwardBackwardOutput). Spec 17: the content type
+/// Decodes a protobuf result (SampleResponse, ForwardBackwardOutput). doc/protocol.md#protobuf: the content type
 /// must say application/x-protobuf; a JSON success is refused as the 0.25 SDK does.
 template <class T>
 boost::system::error_code decode_protobuf_response(const http::Response& response, T& out, diagnostics& diag) {
@@ -39,10 +40,10 @@ boost::system::error_code decode_protobuf_response(const http::Response& respons
   try {
     out = from_protobuf<T>(response.body);
     return {};
-  } catch (const error& e) {
-    diag = e.diag();
+  } catch (const error&) {
+    const boost::system::error_code ec = detail::current_exception_error(diag);
     diag.http_status = response.status;
-    return e.code();
+    return ec;
   }
 }
 

@@ -2,6 +2,8 @@
 // datum's full sequence (model_input plus its last target token), aligned with target_tokens.
 #include "losses/checks.hpp"
 
+#include "client/async/countdown.hpp"
+
 #include <tinker/losses.hpp>
 #include <tinker/sync/sampling_client.hpp>
 
@@ -12,7 +14,7 @@
 
 #include <cmath>
 #include <memory>
-#include <mutex>
+#include <optional>
 
 namespace tinker::losses {
 namespace {
@@ -48,7 +50,8 @@ void check_shifted(const Datum& datum, const std::vector<std::int64_t>& targets,
   }
 }
 
-// Gathers the compute_logprobs results of every datum and completes the handler once.
+// Gathers the compute_logprobs results of every datum and completes the handler once. The
+// completions come on any thread: client::async::Countdown picks the last one.
 class Gather {
  public:
   Gather(SamplingClient reference_, std::vector<Datum> data_, diagnostics* user_diag_,
@@ -56,38 +59,38 @@ class Gather {
       : reference(std::move(reference_)),
         data(std::move(data_)),
         results(data.size()),
+        codes(data.size()),
         diags(data.size()),
-        remaining(data.size()),
+        countdown_(data.size()),
         user_diag(user_diag_),
         handler(std::move(handler_)) {}
 
   const SamplingClient reference;
   const std::vector<Datum> data;
   std::vector<PromptLogprobs> results;
+  std::vector<boost::system::error_code> codes;
   std::vector<diagnostics> diags;  // one per datum: submission, then the wait
 
   // Records datum i's outcome; the last one completes the handler.
   void done(std::size_t i, boost::system::error_code code, PromptLogprobs logprobs) {
-    {
-      std::lock_guard lock(mutex_);
-      results[i] = std::move(logprobs);
-      if (code && !failure_) {
-        failure_ = code;
-        failure_diag_ = diags[i];
-        failure_diag_.message = "losses::reference_logprobs: " + detail::datum_path(i) + ": compute_logprobs failed: " +
-                                (diags[i].message.empty() ? code.message() : diags[i].message);
-      }
-      if (--remaining != 0) return;
-    }
-    complete();
+    results[i] = std::move(logprobs);
+    codes[i] = code;
+    if (countdown_.finish(i, static_cast<bool>(code)).last) complete();
   }
 
  private:
+  // The first datum that failed fails the whole call, naming it.
   void complete() {
-    boost::system::error_code code = failure_;
-    diagnostics diag = failure_diag_;
+    boost::system::error_code code;
+    diagnostics diag;
     ReferenceLogprobs aligned;
-    if (!code) {
+    if (const std::optional<std::size_t> failed = countdown_.first_failure()) {
+      const std::size_t i = *failed;
+      code = codes[i];
+      diag = diags[i];
+      diag.message = "losses::reference_logprobs: " + detail::datum_path(i) +
+                     ": compute_logprobs failed: " + (diags[i].message.empty() ? code.message() : diags[i].message);
+    } else {
       try {
         aligned = align_reference_logprobs(data, results);
       } catch (const error& e) {
@@ -99,10 +102,7 @@ class Gather {
     boost::asio::dispatch(boost::asio::append(std::move(handler), code, std::move(aligned)));
   }
 
-  std::mutex mutex_;
-  std::size_t remaining;
-  boost::system::error_code failure_;
-  diagnostics failure_diag_;
+  client::async::Countdown countdown_;
   diagnostics* user_diag;
   tinker::detail::Handler<ReferenceLogprobs> handler;
 };

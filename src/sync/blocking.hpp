@@ -6,7 +6,7 @@
 // call takes its turnstile ticket at call time, in the caller's call order. The `detail::xxx`
 // functions behind the public `async_x` are assumed safe to call from any thread: they take the
 // ticket from an atomic and hop onto the io executor (co_spawn posts) before touching client
-// state, and fill the diagnostics before the handler runs (src/client/complete.hpp). The handler
+// state, and fill the diagnostics before the handler runs (src/client/async/complete.hpp). The handler
 // has no associated executor, so it runs on the io thread and only fulfils the promise.
 #pragma once
 

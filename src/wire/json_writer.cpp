@@ -256,6 +256,10 @@ void JsonWriter::int_array(std::span<const std::int32_t> values) {
   end_array();
 }
 
+void append_json_string(std::string& out, std::string_view text) {
+  append_quoted(out, "\"", text, "\"");
+}
+
 bool is_valid_utf8(std::string_view text) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const auto* end = p + text.size();

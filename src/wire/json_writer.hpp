@@ -52,6 +52,11 @@ class JsonWriter {
   bool needs_comma_ = false;
 };
 
+/// Appends `text` as a quoted JSON string: '"', '\\' and the controls below 0x20 escaped, every
+/// other byte as it is (no UTF-8 check: JsonWriter::string does that). The one JSON string
+/// escaper of the SDK and tinker-local.
+void append_json_string(std::string& out, std::string_view text);
+
 /// True if `text` is valid UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
 bool is_valid_utf8(std::string_view text) noexcept;
 

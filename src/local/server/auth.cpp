@@ -13,6 +13,7 @@
 
 #include <array>
 #include "wire/base64url.hpp"
+#include "wire/jwt.hpp"
 
 #include <limits>
 #include <stdexcept>
@@ -31,12 +32,6 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
     throw std::runtime_error("HMAC-SHA256 failed");
   }
   return std::string(reinterpret_cast<const char*>(mac.data()), length);
-}
-
-std::optional<std::string> string_claim(const boost::json::object& claims, std::string_view name) {
-  const boost::json::value* value = claims.if_contains(name);
-  if (value == nullptr || !value->is_string()) return std::nullopt;
-  return std::string(value->get_string());
 }
 
 }  // namespace
@@ -89,31 +84,26 @@ std::string mint_jwt(const Principal& principal, std::int64_t issued_at, std::in
 }
 
 std::optional<JwtIdentity> verify_jwt(std::string_view token, std::string_view secret, std::int64_t now) {
-  const std::size_t first_dot = token.find('.');
-  const std::size_t last_dot = token.rfind('.');
-  if (first_dot == std::string_view::npos || first_dot == last_dot) return std::nullopt;
-  const std::string_view signed_part = token.substr(0, last_dot);
-  const auto signature = wire::base64url_decode(token.substr(last_dot + 1));
-  const std::string expected = hmac_sha256(secret, signed_part);
+  const std::optional<wire::JwtParts> parts = wire::split_jwt(token);
+  if (!parts) return std::nullopt;
+  const auto signature = wire::base64url_decode(parts->signature);
+  const std::string expected = hmac_sha256(secret, parts->signed_part);
   if (!signature || signature->size() != expected.size() ||
       CRYPTO_memcmp(signature->data(), expected.data(), expected.size()) != 0) {
     return std::nullopt;
   }
-  const auto payload = wire::base64url_decode(token.substr(first_dot + 1, last_dot - first_dot - 1));
-  if (!payload) return std::nullopt;
-  boost::system::error_code ec;
-  const boost::json::value claims = boost::json::parse(*payload, ec);
-  if (ec || !claims.is_object()) return std::nullopt;
-  const boost::json::object& object = claims.get_object();
+  const std::optional<boost::json::object> claims = wire::decode_jwt_payload(parts->payload);
+  if (!claims) return std::nullopt;
+  const boost::json::object& object = *claims;
   const boost::json::value* exp = object.if_contains("exp");
   if (exp == nullptr || !exp->is_int64() || now >= exp->get_int64()) return std::nullopt;
-  if (string_claim(object, "iss") != kIssuer) return std::nullopt;
-  auto sub = string_claim(object, "sub");
+  if (wire::string_claim(object, "iss") != kIssuer) return std::nullopt;
+  auto sub = wire::string_claim(object, "sub");
   if (!sub) return std::nullopt;
   JwtIdentity identity;
   identity.principal.user_id = std::move(*sub);
-  identity.principal.email = string_claim(object, "email").value_or("");
-  identity.principal.organization_id = string_claim(object, "org").value_or(std::string(kOrganization));
+  identity.principal.email = wire::string_claim(object, "email").value_or("");
+  identity.principal.organization_id = wire::string_claim(object, "org").value_or(std::string(kOrganization));
   identity.expires_at = exp->get_int64();
   return identity;
 }

@@ -1,6 +1,7 @@
 #include "local/server/faults.hpp"
 
 #include "local/server/router.hpp"
+#include "wire/endpoint_paths.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +10,7 @@
 namespace tinker::local::front {
 namespace {
 
-constexpr std::string_view kApiPrefix = "/api/v1/";
+constexpr std::string_view kApiPrefix = wire::paths::api_prefix;
 constexpr std::string_view kDownloadsPrefix = "/_downloads/";
 
 std::string_view trim(std::string_view s) noexcept {

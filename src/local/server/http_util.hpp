@@ -2,6 +2,8 @@
 // locale-free ASCII comparisons. Pure functions, unit-tested on their own.
 #pragma once
 
+#include "wire/json_writer.hpp"
+
 #include <tinker/local/server.hpp>
 
 #include <chrono>
@@ -64,7 +66,7 @@ class RangeRequest {
 
 RangeRequest parse_range(std::string_view header, std::uint64_t size);
 
-/// Appends `text` as a JSON string literal (quotes included).
-void append_json_string(std::string& out, std::string_view text);
+/// Appends `text` as a JSON string literal (quotes included): the wire layer's escaper.
+using wire::append_json_string;
 
 }  // namespace tinker::local::front

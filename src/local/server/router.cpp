@@ -1,5 +1,7 @@
 #include "local/server/router.hpp"
 
+#include "wire/endpoint_paths.hpp"
+
 #include <boost/url/encoding_opts.hpp>
 #include <boost/url/parse_query.hpp>
 
@@ -9,7 +11,9 @@
 namespace tinker::local::front {
 namespace {
 
-constexpr std::string_view kApiPrefix = "/api/v1/";
+namespace paths = wire::paths;
+
+constexpr std::string_view kApiPrefix = paths::api_prefix;
 constexpr std::string_view kDownloadsPrefix = "/_downloads/";
 constexpr std::string_view kAdminPrefix = "/_admin/";
 
@@ -21,32 +25,32 @@ struct FixedRoute {
 
 // Endpoints without path parameters. A path may appear twice with different methods.
 constexpr std::array kApiRoutes{
-    FixedRoute{"retrieve_future", "POST", Endpoint::retrieve_future},
-    FixedRoute{"asample", "POST", Endpoint::asample},
-    FixedRoute{"forward_backward", "POST", Endpoint::forward_backward},
-    FixedRoute{"optim_step", "POST", Endpoint::optim_step},
-    FixedRoute{"session_heartbeat", "POST", Endpoint::session_heartbeat},
-    FixedRoute{"telemetry", "POST", Endpoint::telemetry},
-    FixedRoute{"healthz", "GET", Endpoint::healthz},
-    FixedRoute{"get_server_capabilities", "GET", Endpoint::get_server_capabilities},
-    FixedRoute{"auth/token", "POST", Endpoint::auth_token},
-    FixedRoute{"client/config", "POST", Endpoint::client_config},
-    FixedRoute{"client/dynamic_config", "POST", Endpoint::dynamic_config},
-    FixedRoute{"create_session", "POST", Endpoint::create_session},
-    FixedRoute{"create_sampling_session", "POST", Endpoint::create_sampling_session},
-    FixedRoute{"create_model", "POST", Endpoint::create_model},
-    FixedRoute{"get_info", "POST", Endpoint::get_info},
-    FixedRoute{"unload_model", "POST", Endpoint::unload_model},
-    FixedRoute{"forward", "POST", Endpoint::forward},
-    FixedRoute{"save_weights", "POST", Endpoint::save_weights},
-    FixedRoute{"load_weights", "POST", Endpoint::load_weights},
-    FixedRoute{"save_weights_for_sampler", "POST", Endpoint::save_weights_for_sampler},
-    FixedRoute{"training_runs", "GET", Endpoint::list_training_runs},
-    FixedRoute{"checkpoints", "GET", Endpoint::list_user_checkpoints},
-    FixedRoute{"weights_info", "POST", Endpoint::weights_info},
-    FixedRoute{"sessions", "GET", Endpoint::list_sessions},
-    FixedRoute{"audit", "GET", Endpoint::audit_log},
-    FixedRoute{"billing/usage/events", "GET", Endpoint::billing_usage},
+    FixedRoute{paths::retrieve_future.relative(), "POST", Endpoint::retrieve_future},
+    FixedRoute{paths::asample.relative(), "POST", Endpoint::asample},
+    FixedRoute{paths::forward_backward.relative(), "POST", Endpoint::forward_backward},
+    FixedRoute{paths::optim_step.relative(), "POST", Endpoint::optim_step},
+    FixedRoute{paths::session_heartbeat.relative(), "POST", Endpoint::session_heartbeat},
+    FixedRoute{paths::telemetry.relative(), "POST", Endpoint::telemetry},
+    FixedRoute{paths::healthz.relative(), "GET", Endpoint::healthz},
+    FixedRoute{paths::get_server_capabilities.relative(), "GET", Endpoint::get_server_capabilities},
+    FixedRoute{paths::auth_token.relative(), "POST", Endpoint::auth_token},
+    FixedRoute{paths::client_config.relative(), "POST", Endpoint::client_config},
+    FixedRoute{paths::dynamic_config.relative(), "POST", Endpoint::dynamic_config},
+    FixedRoute{paths::create_session.relative(), "POST", Endpoint::create_session},
+    FixedRoute{paths::create_sampling_session.relative(), "POST", Endpoint::create_sampling_session},
+    FixedRoute{paths::create_model.relative(), "POST", Endpoint::create_model},
+    FixedRoute{paths::get_info.relative(), "POST", Endpoint::get_info},
+    FixedRoute{paths::unload_model.relative(), "POST", Endpoint::unload_model},
+    FixedRoute{paths::forward.relative(), "POST", Endpoint::forward},
+    FixedRoute{paths::save_weights.relative(), "POST", Endpoint::save_weights},
+    FixedRoute{paths::load_weights.relative(), "POST", Endpoint::load_weights},
+    FixedRoute{paths::save_weights_for_sampler.relative(), "POST", Endpoint::save_weights_for_sampler},
+    FixedRoute{paths::training_runs.relative(), "GET", Endpoint::list_training_runs},
+    FixedRoute{paths::checkpoints.relative(), "GET", Endpoint::list_user_checkpoints},
+    FixedRoute{paths::weights_info.relative(), "POST", Endpoint::weights_info},
+    FixedRoute{paths::sessions.relative(), "GET", Endpoint::list_sessions},
+    FixedRoute{paths::audit.relative(), "GET", Endpoint::audit_log},
+    FixedRoute{paths::billing_usage.relative(), "GET", Endpoint::billing_usage},
 };
 
 constexpr std::array kAdminRoutes{
@@ -129,7 +133,9 @@ Route with_method(std::string_view method, std::string_view wanted, Endpoint end
 // slash), so two segments are an id unless the first is no checkpoint type and the second an action.
 Route match_checkpoint(std::string_view method, const std::vector<std::string_view>& rest, Route route) {
   auto is_type = [](std::string_view s) { return s == "weights" || s == "sampler_weights"; };
-  auto is_action = [](std::string_view s) { return s == "archive" || s == "publish" || s == "ttl"; };
+  auto is_action = [](std::string_view s) {
+    return s == paths::segment::archive || s == paths::segment::publish || s == paths::segment::ttl;
+  };
   std::string_view action;
   std::size_t id_segments = rest.size();
   if (rest.size() == 3 || (rest.size() == 2 && !is_type(rest[0]) && is_action(rest[1]))) {
@@ -143,9 +149,9 @@ Route match_checkpoint(std::string_view method, const std::vector<std::string_vi
   Route matched;
   if (action.empty()) {
     matched = with_method(method, "DELETE", Endpoint::delete_checkpoint, "DELETE");
-  } else if (action == "archive") {
+  } else if (action == paths::segment::archive) {
     matched = with_method(method, "GET", Endpoint::checkpoint_archive, "GET");
-  } else if (action == "ttl") {
+  } else if (action == paths::segment::ttl) {
     matched = with_method(method, "PUT", Endpoint::set_checkpoint_ttl, "PUT");
   } else if (method == "POST") {
     matched = ok(Endpoint::publish_checkpoint);
@@ -182,7 +188,7 @@ Route match_hub(std::string_view method, std::string_view path) {
 Route match_parameterised(std::string_view method, std::string_view path) {
   const std::vector<std::string_view> s = split_segments(path);
   if (s.size() < 2 || any_empty(s)) return Route{};
-  if (s[0] == "training_runs") {
+  if (s[0] == paths::training_runs.relative()) {
     Route route;
     route.run_id = percent_decode(s[1]);
     if (s.size() == 2) {
@@ -192,7 +198,7 @@ Route match_parameterised(std::string_view method, std::string_view path) {
       route.endpoint = matched.endpoint;
       return route;
     }
-    if (s[2] != "checkpoints") return Route{};
+    if (s[2] != paths::segment::checkpoints) return Route{};
     if (s.size() == 3) {
       Route matched = with_method(method, "GET", Endpoint::list_run_checkpoints, "GET");
       if (matched.status != Route::Status::ok) return matched;
@@ -203,13 +209,13 @@ Route match_parameterised(std::string_view method, std::string_view path) {
     const std::vector<std::string_view> rest(s.begin() + 3, s.end());
     return match_checkpoint(method, rest, std::move(route));
   }
-  if (s[0] == "sessions") {
+  if (s[0] == paths::sessions.relative()) {
     Route matched;
     if (s.size() == 2) {
       matched = with_method(method, "GET", Endpoint::get_session, "GET");
-    } else if (s.size() == 3 && s[2] == "project") {
+    } else if (s.size() == 3 && s[2] == paths::segment::project) {
       matched = with_method(method, "PUT", Endpoint::assign_session_project, "PUT");
-    } else if (s.size() == 3 && s[2] == "trace_export") {
+    } else if (s.size() == 3 && s[2] == paths::segment::trace_export) {
       matched = with_method(method, "GET", Endpoint::trace_export, "GET");
     } else {
       return Route{};
@@ -217,7 +223,7 @@ Route match_parameterised(std::string_view method, std::string_view path) {
     if (matched.status == Route::Status::ok) matched.session_id = percent_decode(s[1]);
     return matched;
   }
-  if (s[0] == "samplers" && s.size() == 2) {
+  if (s[0] == paths::samplers.relative() && s.size() == 2) {
     Route matched = with_method(method, "GET", Endpoint::get_sampler, "GET");
     if (matched.status == Route::Status::ok) matched.sampler_id = percent_decode(s[1]);
     return matched;

@@ -2,6 +2,8 @@
 // metadata), so the same checkpoint always gives the same bytes and archives can be compared.
 #include "local/tokenizer/archive_writer.hpp"
 
+#include "wire/json_writer.hpp"
+
 #include <tinker/error.hpp>
 
 #include <algorithm>
@@ -15,30 +17,13 @@
 namespace tinker::local {
 namespace {
 
+using wire::append_json_string;
+
 [[noreturn]] void refuse(std::string message) {
   throw tinker::error(errc::invalid_argument, std::move(message));
 }
 
 // ---- safetensors ---------------------------------------------------------------------------------
-
-void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char hex_digits[] = "0123456789abcdef";
-  out += '"';
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20) {
-      out += "\\u00";
-      out += hex_digits[byte >> 4];
-      out += hex_digits[byte & 0xF];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
 
 void append_number(std::string& out, std::uint64_t value) {
   std::array<char, 24> digits{};

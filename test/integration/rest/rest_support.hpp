@@ -2,7 +2,7 @@
 // building" wait, trace export polling) and a coroutine that makes a run with checkpoints.
 #pragma once
 
-#include "client/holder.hpp"
+#include "client/session/holder.hpp"
 #include "integration/support/local_service.hpp"
 #include "integration/support/training_data.hpp"
 

@@ -34,7 +34,7 @@ std::size_t count_with_status(const local::AuditReport& audit, std::string_view 
 
 class SamplingBackoffTest : public LocalService {
  protected:
-  std::unique_ptr<ServiceClient> client_with_key(const std::string& key, const client::SampleTuning& tuning) {
+  std::unique_ptr<ServiceClient> client_with_key(const std::string& key, const client::sampling::SampleTuning& tuning) {
     ClientOptions options = client_options();
     options.api_key = Secret(key);
     auto service = make_service_client(ServiceClientOptions(options));
@@ -53,7 +53,7 @@ TEST_F(SamplingBackoffTest, A429StormPacesEveryClientWithTheKeyAndNoClientWithAn
 
   // The protocol's 1 s wait, so the other key has a wide margin even on a loaded 2-core machine.
   constexpr int backoff_ms = 1000;
-  const client::SampleTuning tuning = fast_tuning(milliseconds(backoff_ms), milliseconds(2'000));
+  const client::sampling::SampleTuning tuning = fast_tuning(milliseconds(backoff_ms), milliseconds(2'000));
   auto first = client_with_key(std::string(test_api_key), tuning);
   auto second = client_with_key(std::string(test_api_key), tuning);  // another ServiceClient, same key
   auto other = client_with_key("tml-another-key-for-the-storm", tuning);
@@ -106,8 +106,9 @@ TEST_F(SamplingBackoffTest, TheWaitIsShortForSmallPromptsAndLongAboveTheThreshol
   local::ServerOptions options = fast_server_options();
   options.faults.push_back(too_many_requests_on_calls({1, 3}));  // each prompt's first submission
   start_server(options);
-  client::SampleTuning tuning = fast_tuning(milliseconds(200), milliseconds(1200));  // wide margins under load
-  tuning.large_prompt_bytes = 100;  // 10 tokens = 100 bytes: short; 11 tokens: long
+  client::sampling::SampleTuning tuning =
+      fast_tuning(milliseconds(200), milliseconds(1200));  // wide margins under load
+  tuning.large_prompt_bytes = 100;                         // 10 tokens = 100 bytes: short; 11 tokens: long
   auto service = client_with_key(std::string(test_api_key), tuning);
   SamplingClient sampler = run(make_sampler(*service));
 
@@ -170,7 +171,7 @@ TEST_F(SamplingBackoffTest, ClientsOnDifferentIoContextsWithOneKeyShareOneBackof
   ClientOptions other_key = client_options();
   other_key.api_key = Secret(std::string("tml-a-different-key"));
   auto different = make_service_client(ServiceClientOptions(other_key));
-  std::shared_ptr<client::SampleBackoff> from_thread;
+  std::shared_ptr<client::sampling::SampleBackoff> from_thread;
   std::thread worker([&] { from_thread = elsewhere.holder()->sample_dispatch().shared_backoff(); });
   const auto mine = here->holder()->sample_dispatch().shared_backoff();
   worker.join();

@@ -45,7 +45,7 @@ class SamplingLimitsTest : public LocalService {
  protected:
   // Runs `count` samples of `tokens`-token prompts at once with each submission held 150 ms by
   // the server, and returns the submissions' arrival times.
-  std::vector<std::chrono::system_clock::time_point> held_submissions(const client::SampleTuning& tuning,
+  std::vector<std::chrono::system_clock::time_point> held_submissions(const client::sampling::SampleTuning& tuning,
                                                                       std::size_t count, std::size_t tokens) {
     local::ServerOptions options = fast_server_options();
     options.faults.push_back(held_asample(local::FaultKind::delay, milliseconds(150)));
@@ -69,7 +69,7 @@ class SamplingLimitsTest : public LocalService {
                           std::optional<milliseconds> progress_timeout = std::nullopt, SteadyTime* started = nullptr) {
     start_server(options);
     auto service = make_service_client();
-    client::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
+    client::sampling::SampleTuning tuning = fast_tuning(milliseconds(100), milliseconds(100));
     if (progress_timeout) tuning.progress_timeout = *progress_timeout;
     service->holder()->set_sample_tuning(tuning);
     SamplingClient sampler = run(make_sampler(*service));
@@ -103,7 +103,7 @@ class SamplingLimitsTest : public LocalService {
 };
 
 TEST_F(SamplingLimitsTest, TheDispatchCountBoundsSubmissionsInFlight) {
-  client::SampleTuning tuning;
+  client::sampling::SampleTuning tuning;
   tuning.dispatch_count = 3;
   const auto times = held_submissions(tuning, 9, 4);
   ASSERT_EQ(times.size(), 9u);
@@ -114,7 +114,7 @@ TEST_F(SamplingLimitsTest, TheDispatchCountBoundsSubmissionsInFlight) {
 }
 
 TEST_F(SamplingLimitsTest, TheDispatchBytesOverdrawByOneSubmission) {
-  client::SampleTuning tuning;
+  client::sampling::SampleTuning tuning;
   tuning.dispatch_bytes = 100;  // a 10-token prompt is estimated at 100 bytes: two fit (overdraft)
   const auto times = held_submissions(tuning, 6, 10);
   ASSERT_EQ(times.size(), 6u);

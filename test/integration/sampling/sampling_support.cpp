@@ -37,8 +37,8 @@ void spawn_timed_sample(asio::io_context& io, SamplingClient sampler, ModelInput
   asio::co_spawn(io, timed_sample(std::move(sampler), std::move(prompt), out), asio::detached);
 }
 
-client::SampleTuning fast_tuning(std::chrono::milliseconds short_wait, std::chrono::milliseconds long_wait) {
-  client::SampleTuning tuning;
+client::sampling::SampleTuning fast_tuning(std::chrono::milliseconds short_wait, std::chrono::milliseconds long_wait) {
+  client::sampling::SampleTuning tuning;
   tuning.backoff_short = short_wait;
   tuning.backoff_long = long_wait;
   tuning.retry_delay_base = std::chrono::milliseconds(10);

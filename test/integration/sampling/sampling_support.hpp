@@ -2,7 +2,7 @@
 // its end, and clock readings of when each step happened.
 #pragma once
 
-#include "client/holder.hpp"
+#include "client/session/holder.hpp"
 #include "integration/support/local_service.hpp"
 
 #include <tinker/service_client.hpp>
@@ -42,7 +42,7 @@ boost::asio::awaitable<void> timed_sample(SamplingClient sampler, ModelInput pro
 void spawn_timed_sample(boost::asio::io_context& io, SamplingClient sampler, ModelInput prompt, SampleTimes& out);
 
 /// Sample tuning with short test waits: backoff `short_wait`/`long_wait`, retry delays of 10 ms.
-client::SampleTuning fast_tuning(std::chrono::milliseconds short_wait, std::chrono::milliseconds long_wait);
+client::sampling::SampleTuning fast_tuning(std::chrono::milliseconds short_wait, std::chrono::milliseconds long_wait);
 
 /// Runs `io` until `done()` or `timeout` (then fails the test).
 template <class Done>

@@ -2,7 +2,7 @@
 // mode (exchange, use, refresh), credential command, heartbeat with its failure warning and
 // recovery line, telemetry, shutdown leaving nothing on the io_context, and the session-less
 // public calls (get_server_capabilities, weights_info, get_sampler).
-#include "client/holder.hpp"
+#include "client/session/holder.hpp"
 #include "integration/support/local_service.hpp"
 
 #include <tinker/rest_client.hpp>

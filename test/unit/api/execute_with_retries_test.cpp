@@ -1,5 +1,5 @@
-// Retry layer 2 (spec 5.2) and the billing pause (5.5) over the real transport, with a fake
-// clock; and the typed response decoding rules.
+// Retry layer 2 (doc/protocol.md#layer-2-submits) and the billing pause (doc/protocol.md#billing-pause-402) over the
+// real transport, with a fake clock; and the typed response decoding rules.
 #include "api/execute_with_retries.hpp"
 #include "api/response.hpp"
 

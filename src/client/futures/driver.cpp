@@ -1,0 +1,125 @@
+#include "client/futures/driver.hpp"
+
+#include "types/exception_error.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+
+#include <optional>
+
+namespace tinker::client::futures {
+
+namespace {
+
+namespace asio = boost::asio;
+
+// Io thread: registers the task with the holder (ServiceClient shutdown cancels it) and makes
+// Future::cancel cancel it too. Returns the holder's id for the task.
+std::uint64_t register_cancellable(ClientHolder& holder, FutureCore& core,
+                                   const std::shared_ptr<TaskControl>& control) {
+  const std::uint64_t task_id = holder.register_task([control] { control->cancel(); });
+  core.set_cancel_hook([control] { control->cancel(); });
+  return task_id;
+}
+
+// What escapes a background task: a co_await begun after a cancellation is a cancellation, any
+// other system error a connection failure, anything else our own fault.
+detail::ExceptionMapping task_exceptions() {
+  detail::ExceptionMapping mapping;
+  mapping.aborted = errc::cancelled;
+  mapping.aborted_message = "waiting for the result was cancelled";
+  mapping.system_error = errc::connection_failed;
+  mapping.other_prefix = "internal error while waiting for the result: ";
+  return mapping;
+}
+
+// `task_id` empty: the task registers itself here, on the io thread (spawn_task_from_any_thread).
+asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                               std::shared_ptr<TaskControl> control, std::optional<std::uint64_t> task_id,
+                               asio::awaitable<void> work) {
+  if (!task_id) task_id = register_cancellable(*holder, *core, control);
+  try {
+    co_await std::move(work);
+  } catch (const std::exception&) {
+    diagnostics diag;
+    const boost::system::error_code ec = detail::current_exception_error(diag, task_exceptions());
+    core->set_error(ec, std::move(diag));
+  }
+  if (!core->ready()) {
+    diagnostics diag;
+    diag.message = "the operation's background task ended without a result";
+    core->set_error(make_error_code(errc::cancelled), diag);
+  }
+  control->finished = true;
+  holder->unregister_task(*task_id);
+}
+
+// Choice: a deferred first poll waits at most this long for its start signal, so a result
+// nobody awaits is still fetched (doc/protocol.md#futures: the SDK polls even if nobody awaits).
+constexpr std::chrono::milliseconds deferred_start_fallback{1000};
+
+asio::awaitable<void> poll_one(ClientHolder& holder, std::shared_ptr<FutureCore> core, PollRequest request,
+                               ResultDecoder decode, PollStart when) {
+  if (when == PollStart::deferred) co_await core->wait_for_start(deferred_start_fallback);
+  PollOutcome outcome = co_await poll_future(holder.http(), std::move(request));
+  settle_with(*core, outcome.error, std::move(outcome.diag),
+              [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
+}
+
+asio::awaitable<void> poll_many(ClientHolder& holder, std::shared_ptr<FutureCore> core,
+                                std::vector<PollRequest> requests, ResultCombiner combine, PollStart when) {
+  if (when == PollStart::deferred) co_await core->wait_for_start(deferred_start_fallback);
+  CombinedOutcome outcome = co_await poll_all(holder.http(), std::move(requests));
+  settle_with(*core, outcome.error, std::move(outcome.diag),
+              [&](ErasedResult& value, diagnostics& diag) { return combine(outcome.results, value, diag); });
+}
+
+}  // namespace
+
+void attach(PollRequest& request, ClientHolder& holder, const std::shared_ptr<FutureCore>& core) {
+  std::weak_ptr<FutureCore> weak_core = core;
+  request.on_queue_state = [weak_core](const QueueStateReport& report) {
+    if (auto c = weak_core.lock()) c->note_queue_state(report.state, report.reason);
+  };
+  std::weak_ptr<ClientHolder> weak_holder = holder.weak_from_this();
+  request.warn = [weak_holder](const std::string& line) {
+    if (auto h = weak_holder.lock()) h->log(LogLevel::warning, line);
+  };
+  request.billing = &holder.billing();
+  request.response_budget = &holder.response_budget();
+  request.billing_max_pause = std::chrono::seconds(holder.config().billing_exception_max_pause_duration_sec);
+}
+
+void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, asio::awaitable<void> work) {
+  auto control = std::make_shared<TaskControl>();
+  const std::uint64_t task_id = register_cancellable(*holder, *core, control);
+  auto executor = holder->executor();
+  asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, task_id, std::move(work)),
+                 asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
+}
+
+void spawn_task_from_any_thread(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                                std::shared_ptr<TaskControl> control, asio::awaitable<void> work) {
+  auto executor = holder->executor();
+  asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, std::nullopt, std::move(work)),
+                 asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
+}
+
+void spawn_poll(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, PollRequest request,
+                ResultDecoder decode, PollStart when) {
+  attach(request, *holder, core);
+  auto work = poll_one(*holder, core, std::move(request), std::move(decode), when);
+  spawn_task(std::move(holder), std::move(core), std::move(work));
+}
+
+void spawn_poll_all(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
+                    std::vector<PollRequest> requests, ResultCombiner combine, PollStart when) {
+  for (auto& request : requests) attach(request, *holder, core);
+  auto work = poll_many(*holder, core, std::move(requests), std::move(combine), when);
+  spawn_task(std::move(holder), std::move(core), std::move(work));
+}
+
+}  // namespace tinker::client::futures

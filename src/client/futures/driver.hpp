@@ -1,0 +1,84 @@
+// Drives a FutureCore from the server: spawns the retrieve_future poll (doc/protocol.md#futures) of one or
+// several tickets on the client's io thread, decodes the final answer(s) and settles the core.
+//
+// Each poll is a background task of the holder (ServiceClient shutdown cancels it) and can be
+// stopped through Future::cancel(). Queue-state changes reach the future's callback; the
+// paused-queue warning (at most once a minute per future, doc/protocol.md#futures) goes to the holder's log.
+#pragma once
+
+#include "client/futures/core.hpp"
+#include "client/futures/poll.hpp"
+#include "client/handles.hpp"
+#include "client/session/holder.hpp"
+
+#include <boost/asio/cancellation_signal.hpp>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace tinker::client::futures {
+
+/// Turns the final answer of a poll into the future's value.
+using ResultDecoder = std::function<boost::system::error_code(const http::Response& answer, detail::ErasedResult& value,
+                                                              diagnostics& diag)>;
+/// Turns the final answers of several polls (in request order) into the future's value.
+using ResultCombiner = std::function<boost::system::error_code(std::vector<http::Response>& answers,
+                                                               detail::ErasedResult& value, diagnostics& diag)>;
+
+/// Settles `core`: with `error` if set, else with what `decode(value, diag)` makes of the answer.
+template <class Decode>
+void settle_with(detail::FutureCore& core, boost::system::error_code error, diagnostics diag, Decode&& decode) {
+  if (error) {
+    core.set_error(error, std::move(diag));
+    return;
+  }
+  detail::ErasedResult value;
+  diagnostics decode_diag;
+  if (auto ec = decode(value, decode_diag)) {
+    core.set_error(ec, std::move(decode_diag));
+    return;
+  }
+  core.set_result(std::move(value));
+}
+
+/// Fills in the parts of a PollRequest that come from the holder and the future: the
+/// queue-state observer, the warning sink, the billing pause.
+void attach(PollRequest& request, detail::ClientHolder& holder, const std::shared_ptr<detail::FutureCore>& core);
+
+/// When the first poll is sent: at once, or once FutureCore::start() was called (by a wait, or
+/// by the training client when its next operation has submitted), at the latest after 1 s.
+enum class PollStart { immediately, deferred };
+
+/// Polls one ticket and settles `core` with `decode`'s value or the poll's error.
+void spawn_poll(std::shared_ptr<detail::ClientHolder> holder, std::shared_ptr<detail::FutureCore> core,
+                PollRequest request, ResultDecoder decode, PollStart when = PollStart::immediately);
+
+/// Polls all tickets concurrently (doc/protocol.md#futures) and settles `core` with `combine`'s value or the
+/// first error.
+void spawn_poll_all(std::shared_ptr<detail::ClientHolder> holder, std::shared_ptr<detail::FutureCore> core,
+                    std::vector<PollRequest> requests, ResultCombiner combine, PollStart when = PollStart::immediately);
+
+/// The cancellation signal of one background task, shared by its hooks. Emitted only on the io
+/// thread (Future::cancel posts its hook there; shutdown runs there).
+class TaskControl {
+ public:
+  boost::asio::cancellation_signal signal;
+  bool finished = false;
+  void cancel() {
+    if (!finished) signal.emit(boost::asio::cancellation_type::terminal);
+  }
+};
+
+/// Runs `work` as a background task of the holder whose cancellation (Future::cancel,
+/// ServiceClient shutdown) reaches it through its cancellation slot. `work` must settle `core`.
+void spawn_task(std::shared_ptr<detail::ClientHolder> holder, std::shared_ptr<detail::FutureCore> core,
+                boost::asio::awaitable<void> work);
+/// The same with a control made by the caller, which `work` may also use to cancel itself
+/// (the sampling stuck detector emits its signal), callable from any thread: the task registers with the holder and
+/// installs the future's cancel hook once it runs on the io thread (inline when called there). For a task that hands
+/// out its future itself (a Future::cancel before that cannot happen).
+void spawn_task_from_any_thread(std::shared_ptr<detail::ClientHolder> holder, std::shared_ptr<detail::FutureCore> core,
+                                std::shared_ptr<TaskControl> control, boost::asio::awaitable<void> work);
+
+}  // namespace tinker::client::futures

@@ -1,0 +1,317 @@
+// The retrieve_future poll loop (doc/protocol.md#futures). A small state machine (PollLoop) decides what each
+// answer means; the coroutine only sends, sleeps and stops.
+#include "client/futures/poll.hpp"
+
+#include "types/exception_error.hpp"
+#include "wire/endpoint_paths.hpp"
+
+#include <tinker/codec.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+
+namespace tinker::client::futures {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr int max_bad_request_retries = 3;
+constexpr seconds max_backoff{30};
+constexpr seconds warning_interval{60};
+
+// What to do after one answer.
+class Step {
+ public:
+  enum class Action { finish, poll_again, sleep_then_poll };
+
+  static Step finish(PollOutcome outcome) {
+    Step step;
+    step.action = Action::finish;
+    step.outcome = std::move(outcome);
+    return step;
+  }
+  static Step poll_again() { return Step(); }
+  static Step sleep(milliseconds delay) {
+    Step step;
+    step.action = Action::sleep_then_poll;
+    step.delay = delay;
+    return step;
+  }
+
+  Action action = Action::poll_again;
+  milliseconds delay{0};
+  PollOutcome outcome;
+};
+
+PollOutcome failure(boost::system::error_code ec, diagnostics diag) {
+  PollOutcome outcome;
+  outcome.error = ec;
+  outcome.diag = std::move(diag);
+  return outcome;
+}
+
+class PollLoop {
+ public:
+  PollLoop(PollRequest& request, PollProgress& progress, http::Clock& clock, const ClientOptions& options)
+      : request_(request), progress_(progress), clock_(clock), options_(options) {
+    if (progress_.started == TimePoint{}) progress_.started = clock_.now();
+  }
+
+  bool deadline_passed() const { return request_.deadline && clock_.now() >= *request_.deadline; }
+
+  http::Request next_request() {
+    http::Request poll(http::Method::post, std::string(wire::paths::retrieve_future.full()), http::PoolKind::futures);
+    poll.body = to_json(RetrieveFutureRequest(request_.request_id, allow_metadata_only_));
+    poll.content_type = "application/json";
+    if (request_.protobuf_result) poll.accept = "application/x-protobuf";
+    poll.max_retries = 0;
+    poll.timeout = options_.timeouts.retrieve_future;
+    read_timeout_is_deadline_ = false;
+    if (request_.deadline) {
+      const auto remaining = std::chrono::duration_cast<milliseconds>(*request_.deadline - clock_.now());
+      if (remaining < *poll.timeout) {
+        poll.timeout = std::max(remaining, milliseconds(1));
+        read_timeout_is_deadline_ = true;
+      }
+    }
+    poll.headers.reserve(3);
+    poll.headers.emplace_back("X-Tinker-Request-Iteration", std::to_string(iteration_));
+    poll.headers.emplace_back("X-Tinker-Request-Type", request_type_header(request_.type));
+    if (iteration_ == 0) {
+      poll.headers.emplace_back("X-Tinker-Create-Promise-Roundtrip-Time",
+                                roundtrip_seconds_text(request_.create_roundtrip));
+    }
+    ++iteration_;
+    ++progress_.polls_sent;
+    return poll;
+  }
+
+  Step on_answer(boost::system::error_code ec, http::Response response, diagnostics diag) {
+    if (ec == errc::cancelled) return Step::finish(cancelled());
+    if (!ec) return on_success_status(std::move(response));
+    const int status = response.status;
+    if (status == 0) return on_transport_failure(ec, std::move(diag));
+    if (status != 429) connection_error_retries_ = 0;
+    if (status == 408) {
+      if (const auto answer = queue_state_of_408(response)) {
+        bad_request_retries_ = 0;
+        note_queue_state(*answer);
+      }
+      return Step::poll_again();
+    }
+    if (status == 429) return Step::sleep(next_backoff());
+    if (status >= 500) return Step::poll_again();
+    if (status == 410) return Step::finish(expired(std::move(diag)));
+    if (status == 400 && bad_request_retries_ < max_bad_request_retries) {
+      ++bad_request_retries_;
+      return Step::poll_again();
+    }
+    if (status == 402 && request_.billing != nullptr) {
+      if (auto pause = request_.billing->on_payment_required(clock_.now(), request_.billing_max_pause)) {
+        if (request_.warn && request_.billing->should_warn(clock_.now())) {
+          request_.warn("Tinker billing hold (HTTP 402): waiting for the result of " + request_.request_id);
+        }
+        return Step::sleep(*pause);
+      }
+    }
+    return Step::finish(fatal(ec, std::move(diag)));
+  }
+
+  PollOutcome cancelled() const {
+    diagnostics diag;
+    diag.request_id = request_.request_id;
+    diag.message = "waiting for future " + request_.request_id + " was cancelled";
+    return failure(make_error_code(errc::cancelled), std::move(diag));
+  }
+
+  PollOutcome timed_out() const {
+    diagnostics diag;
+    diag.request_id = request_.request_id;
+    diag.message = "gave up waiting for future " + request_.request_id + " at its deadline, after " +
+                   std::to_string(progress_.waited(clock_.now()).count()) + " ms and " +
+                   std::to_string(progress_.polls_sent) + " polls";
+    return failure(make_error_code(errc::timeout), std::move(diag));
+  }
+
+  // A sleep never runs past the deadline: the loop then stops with timed_out().
+  milliseconds capped(milliseconds delay) const {
+    if (!request_.deadline) return delay;
+    const auto remaining = std::chrono::duration_cast<milliseconds>(*request_.deadline - clock_.now());
+    return std::clamp(remaining, milliseconds(0), delay);
+  }
+
+ private:
+  Step on_success_status(http::Response response) {
+    connection_error_retries_ = 0;
+    const PollAnswer answer = classify_answer(response);
+    switch (answer.kind) {
+      case AnswerKind::result: {
+        PollOutcome outcome;
+        outcome.result = std::move(response);
+        return Step::finish(std::move(outcome));
+      }
+      case AnswerKind::try_again: note_queue_state(answer); return Step::poll_again();
+      case AnswerKind::complete_metadata: {
+        if (!allow_metadata_only_) {
+          return Step::finish(answer_failure(errc::protocol_error, response,
+                                             "the server answered complete_metadata to a poll that did not allow it"));
+        }
+        allow_metadata_only_ = false;
+        progress_.payload_size = answer.payload_size;
+        return Step::poll_again();
+      }
+      case AnswerKind::failed: {
+        diagnostics diag;
+        diag.http_status = response.status;
+        diag.request_id = request_.request_id;
+        diag.message = answer.error_message;
+        diag.category = answer.category;
+        return Step::finish(failure(make_error_code(errc::request_failed), std::move(diag)));
+      }
+      case AnswerKind::malformed: break;
+    }
+    const bool json_or_unlabelled = response.is_json() || response.content_type().empty();
+    const errc code = json_or_unlabelled ? errc::decode_error : errc::protocol_error;
+    std::string message =
+        "retrieve_future answered something that is neither a result nor a status: " + answer.problem +
+        " (content type '" + std::string(response.content_type()) + "')";
+    return Step::finish(answer_failure(code, response, std::move(message)));
+  }
+
+  PollOutcome answer_failure(errc code, const http::Response& response, std::string message) const {
+    diagnostics diag;
+    diag.http_status = response.status;
+    diag.request_id = request_.request_id;
+    diag.message = std::move(message);
+    diag.body_excerpt = response.body.substr(0, 512);
+    return failure(make_error_code(code), std::move(diag));
+  }
+
+  Step on_transport_failure(boost::system::error_code ec, diagnostics diag) {
+    if (ec == errc::timeout && read_timeout_is_deadline_) return Step::finish(timed_out());
+    if (ec == errc::connection_failed || ec == errc::timeout) return Step::sleep(next_backoff());
+    return Step::finish(fatal(ec, std::move(diag)));
+  }
+
+  // min(2^c, 30) s with c = consecutive 429s and connection failures (doc/protocol.md#futures).
+  milliseconds next_backoff() {
+    const int c = std::min(connection_error_retries_++, 5);
+    return std::min<milliseconds>(seconds(1LL << c), max_backoff);
+  }
+
+  PollOutcome expired(diagnostics diag) const {
+    with_future_id(diag);
+    diag.message = "future " + request_.request_id +
+                   " expired (HTTP 410): the server no longer has its result. A sampling request may be "
+                   "resubmitted; a training operation must not be, it may already have run";
+    return failure(make_error_code(errc::gone), std::move(diag));
+  }
+
+  PollOutcome fatal(boost::system::error_code ec, diagnostics diag) const {
+    with_future_id(diag);
+    diag.message = "retrieving the result of future " + request_.request_id + ": " + diag.message;
+    return failure(ec, std::move(diag));
+  }
+
+  void with_future_id(diagnostics& diag) const {
+    if (diag.request_id.empty()) diag.request_id = request_.request_id;
+  }
+
+  void note_queue_state(const PollAnswer& answer) {
+    if (answer.queue_state == QueueState::unknown && !answer.queue_state_reason) return;
+    const TimePoint now = clock_.now();
+    const bool changed =
+        answer.queue_state != progress_.queue_state || answer.queue_state_reason != progress_.queue_state_reason;
+    progress_.queue_state = answer.queue_state;
+    progress_.queue_state_reason = answer.queue_state_reason;
+    if (changed && request_.on_queue_state) {
+      request_.on_queue_state(QueueStateReport(answer.queue_state, answer.queue_state_reason, progress_.waited(now)));
+    }
+    const bool warning_due = !last_warning_ || now - *last_warning_ >= warning_interval;
+    if (answer.queue_state != QueueState::active && request_.warn && warning_due) {
+      last_warning_ = now;
+      request_.warn(
+          queue_state_warning(request_.subject, request_.subject_id, answer.queue_state, answer.queue_state_reason));
+    }
+  }
+
+  PollRequest& request_;
+  PollProgress& progress_;
+  http::Clock& clock_;
+  const ClientOptions& options_;
+  std::int64_t iteration_ = 0;
+  bool allow_metadata_only_ = true;
+  bool read_timeout_is_deadline_ = false;
+  int connection_error_retries_ = 0;
+  int bad_request_retries_ = 0;
+  std::optional<TimePoint> last_warning_;
+};
+
+}  // namespace
+
+namespace {
+
+// Out of line: locals of the poll coroutine take heap for as long as the result is pending.
+PollOutcome exception_outcome(const PollRequest& request, boost::system::error_code ec, diagnostics diag) {
+  PollOutcome outcome;
+  outcome.error = ec;
+  outcome.diag = std::move(diag);
+  outcome.diag.request_id = request.request_id;
+  outcome.diag.message = "waiting for future " + request.request_id + ": " + outcome.diag.message;
+  return outcome;
+}
+
+// What escapes the poll loop: Asio throws operation_aborted from a co_await that starts after
+// the coroutine was cancelled (between two polls); any other exception is a request we could not
+// make.
+detail::ExceptionMapping poll_exceptions() {
+  detail::ExceptionMapping mapping;
+  mapping.aborted = errc::cancelled;
+  mapping.other = errc::invalid_argument;
+  return mapping;
+}
+
+}  // namespace
+
+// One coroutine for the whole loop (each frame of a pending poll is heap held per request).
+asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest request) {
+  std::shared_ptr<PollProgress> progress = request.progress;
+  if (!progress) progress = std::make_shared<PollProgress>();
+  try {
+    PollLoop loop(request, *progress, client.clock(), client.options());
+    std::shared_ptr<async::BudgetReservation> reservation;
+    for (;;) {
+      if (loop.deadline_passed()) co_return loop.timed_out();
+      http::Request poll = loop.next_request();
+      diagnostics diag;
+      auto [ec, response] = co_await client.send(poll, &diag);
+      Step step = loop.on_answer(ec, std::move(response), std::move(diag));
+      if (step.action == Step::Action::finish) {
+        step.outcome.reservation = std::move(reservation);
+        co_return std::move(step.outcome);
+      }
+      if (!reservation && progress->payload_size && request.response_budget != nullptr) {
+        // complete_metadata: hold the announced bytes before fetching them (doc/protocol.md#futures,
+        // doc/protocol.md#pools-timeouts-and-throttles).
+        const std::int64_t bytes = *progress->payload_size;
+        co_await request.response_budget->acquire(bytes);
+        reservation = std::make_shared<async::BudgetReservation>(*request.response_budget, bytes);
+      }
+      if (step.action == Step::Action::sleep_then_poll) {
+        const milliseconds delay = loop.capped(step.delay);
+        const boost::system::error_code slept = co_await http::sleep_for(client.clock(), delay);
+        if (slept) co_return loop.cancelled();
+      }
+    }
+  } catch (const std::exception&) {
+    diagnostics diag;
+    const boost::system::error_code ec = detail::current_exception_error(diag, poll_exceptions());
+    co_return exception_outcome(request, ec, std::move(diag));
+  }
+}
+
+}  // namespace tinker::client::futures

@@ -1,0 +1,229 @@
+// SamplingClient (doc/sampling.md): sample and compute_logprobs, creation, the tokenizer. The behaviour
+// under load (dispatch throttles, 429 pacing with the shared backoff, retry layer 3 and its
+// stuck detection) is in sampling_submit.cpp.
+#include "api/endpoints.hpp"
+#include "api/response.hpp"
+#include "client/async/complete.hpp"
+#include "client/async/off_io_thread.hpp"
+#include "client/futures/driver.hpp"
+#include "client/sampling/state.hpp"
+#include "client/sampling/submit.hpp"
+
+#include "http/clock.hpp"
+
+#include <boost/asio/append.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
+#include <tinker/tokenizer.hpp>
+#include <tinker/tokenizer_hub.hpp>
+
+#include <functional>
+
+namespace tinker::client::sampling {
+
+using async::off_io_thread;
+using async::OperationResult;
+using futures::ResultDecoder;
+using futures::TaskControl;
+
+namespace {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+ResultDecoder sample_response_decoder(bool protobuf) {
+  return [protobuf](const http::Response& answer, ErasedResult& value, diagnostics& diag) {
+    auto result = std::make_shared<SampleResponse>();
+    const error_code ec = protobuf ? api::decode_protobuf_response(answer, *result, diag)
+                                   : api::decode_json_response(answer, *result, diag);
+    if (!ec) value = std::move(result);
+    return ec;
+  };
+}
+
+ResultDecoder prompt_logprobs_decoder(bool protobuf) {
+  return [inner = sample_response_decoder(protobuf)](const http::Response& answer, ErasedResult& value,
+                                                     diagnostics& diag) {
+    ErasedResult response;
+    if (error_code ec = inner(answer, response, diag)) return ec;
+    const auto& sampled = *static_cast<const SampleResponse*>(response.get());
+    if (!sampled.prompt_logprobs) {
+      diag.clear();
+      diag.message = "the sample result carries no prompt_logprobs although they were asked for";
+      return make_error_code(errc::protocol_error);
+    }
+    value = std::make_shared<PromptLogprobs>(*sampled.prompt_logprobs);
+    return error_code();
+  };
+}
+
+// Which kind of call a sample task serves (read on the io thread: the holder's config and
+// options live there).
+enum class SampleKind { sample, compute_logprobs };
+
+// Completes the caller of sample()/compute_logprobs() from inside the task: the slot that
+// forwarded the caller's cancellation is cleared first, the diagnostics copied out, and the
+// handler posted to its executor (never run inside the task, which may not have suspended yet).
+template <class T>
+void complete_caller(Handler<Future<T>>& handler, const asio::any_io_executor& io, diagnostics* diag_out,
+                     diagnostics& diag, error_code ec, Future<T> future) {
+  asio::cancellation_slot slot = handler.get_cancellation_slot();
+  if (slot.is_connected()) slot.clear();
+  if (diag_out != nullptr) *diag_out = std::move(diag);
+  // Like co_spawn's completion: dispatched to the handler's own executor, from the io thread.
+  asio::post(io, [handler = std::move(handler), ec, future = std::move(future)]() mutable {
+    asio::dispatch(asio::append(std::move(handler), ec, std::move(future)));
+  });
+}
+
+// Layer 3's place, the submit, then (once the server accepted) the caller's completion with the
+// future and the wait for the result, all in one background task: no coroutine is spawned per
+// stage, and only this frame and the poll's stay allocated while the result is pending. The
+// caller's cancellation reaches the submit through the task's control until it completes.
+template <class T>
+asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
+                                  std::shared_ptr<TaskControl> control, SampleOperation op, SampleKind kind,
+                                  diagnostics* diag_out, Handler<Future<T>> handler) {
+  const asio::any_io_executor io = s->holder->executor();
+  asio::cancellation_slot caller = handler.get_cancellation_slot();
+  if (caller.is_connected()) {
+    TaskControl* task = control.get();
+    caller.assign([task](asio::cancellation_type type) { task->signal.emit(type); });
+  }
+  UntypedAPIFuture ticket;
+  {
+    diagnostics diag;
+    error_code ec;
+    try {
+      const bool protobuf = !s->holder->options().json_bulk_paths;
+      // doc/protocol.md#layer-3-sampling: the server flag sample_no_retries makes sample() bypass layer 3
+      // (doc/sampling.md#sampling: compute_logprobs never does).
+      op.layer_three = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
+      op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
+      if (op.layer_three) {
+        op.slot = s->retry->try_enter();  // enter()'s coroutine frames only when it must wait
+        if (!op.slot.active()) op.slot = co_await s->retry->enter();
+      }
+      ec = co_await submit_sample(*s, op, *control, ticket, diag);
+    } catch (...) {
+      diag.clear();  // nothing of an earlier attempt
+      ec = detail::current_exception_error(diag);
+    }
+    if (ec) {
+      core->set_error(ec, diag);
+      co_return complete_caller<T>(handler, io, diag_out, diag, ec, Future<T>());
+    }
+    core->set_request_id(ticket.request_id);
+    complete_caller<T>(handler, io, diag_out, diag, error_code(), Future<T>(core));
+  }
+  co_await sample_until_done(*s, core, *control, op, ticket);
+}
+
+template <class T>
+void spawn_sample(std::shared_ptr<const SamplingState> s, SampleOperation op, SampleKind kind, diagnostics* diag,
+                  Handler<Future<T>> handler) {
+  auto holder = s->holder;
+  auto core = std::make_shared<FutureCore>(holder->executor(), std::string(), std::chrono::steady_clock::now());
+  auto control = std::make_shared<TaskControl>();
+  auto work = sample_task<T>(std::move(s), core, control, std::move(op), kind, diag, std::move(handler));
+  futures::spawn_task_from_any_thread(std::move(holder), std::move(core), std::move(control), std::move(work));
+}
+
+asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_tokenizer_op(
+    std::shared_ptr<const SamplingState> s, diagnostics& diag) {
+  using Outcome = OperationResult<std::shared_ptr<const Tokenizer>>;
+  std::string base_model = s->base_model;
+  if (base_model.empty()) {
+    GetSamplerResponse sampler;
+    const api::LayerTwoSettings l2 = s->holder->layer_two();
+    if (error_code ec = co_await api::get_sampler(s->holder->http(), s->sampling_session_id, sampler, diag, l2)) {
+      co_return Outcome(ec, nullptr);
+    }
+    base_model = sampler.base_model;
+  }
+  // Loading (and perhaps downloading) blocks: not on the io thread.
+  const HubOptions hub = HubOptions::from_environment(process_environment(), s->holder->http().options());
+  std::shared_ptr<const Tokenizer> tokenizer;
+  std::function<void()> load = [&tokenizer, &base_model, &hub] {
+    tokenizer = get_tokenizer_for(base_model, std::nullopt, process_environment(), hub);
+  };
+  co_await off_io_thread(std::move(load));
+  co_return Outcome(error_code(), std::move(tokenizer));
+}
+
+}  // namespace
+
+SamplingClient make_sampling_client(std::shared_ptr<ClientHolder> holder, std::string sampling_session_id,
+                                    std::string base_model) {
+  return SamplingClient(
+      std::make_shared<const SamplingState>(std::move(holder), std::move(sampling_session_id), std::move(base_model)));
+}
+
+asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std::shared_ptr<ClientHolder> holder,
+                                                                            SamplingSource source, diagnostics& diag) {
+  using Outcome = OperationResult<SamplingClient>;
+  if (source.model_path.has_value() == source.base_model.has_value()) {
+    diag.clear();
+    diag.message = "create_sampling_client needs exactly one of model_path and base_model";
+    co_return Outcome(make_error_code(errc::invalid_argument), SamplingClient());
+  }
+  if (error_code ec = co_await holder->ensure_session(diag)) co_return Outcome(ec, SamplingClient());
+  const CreateSamplingSessionRequest request(holder->session_id(), holder->next_sampling_seq_id(), source.base_model,
+                                             source.model_path);
+  CreateSamplingSessionResponse created;
+  if (error_code ec = co_await api::create_sampling_session(holder->http(), request, created, diag)) {
+    co_return Outcome(ec, SamplingClient());
+  }
+  std::string base_model = source.base_model.value_or("");
+  co_return Outcome(error_code(), make_sampling_client(holder, created.sampling_session_id, std::move(base_model)));
+}
+
+}  // namespace tinker::client::sampling
+
+namespace tinker::detail {
+
+using namespace client::sampling;  // the operations above
+
+std::shared_ptr<client::sampling::SampleRetryHandler> SamplingState::make_retry_handler(ClientHolder& holder) {
+  const ClientConfigResponse& flags = holder.config();
+  const client::sampling::SampleTuning& tuning = holder.sample_tuning();
+  std::optional<std::chrono::milliseconds> progress_timeout;
+  if (flags.sample_enable_stuck_detection) progress_timeout = tuning.progress_timeout;
+  return std::make_shared<client::sampling::SampleRetryHandler>(
+      holder.executor(), tuning.max_concurrent_samples.value_or(flags.sample_max_concurrent_requests), progress_timeout,
+      tuning.retry_delay_base, tuning.retry_delay_max, http::default_random_unit());
+}
+
+void sampling_sample(std::shared_ptr<const SamplingState> state, ModelInput prompt, std::int64_t num_samples,
+                     SamplingParams params, SampleOptions options, diagnostics* diag,
+                     Handler<Future<SampleResponse>> handler) {
+  SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), num_samples);
+  if (options.include_prompt_logprobs) request.prompt_logprobs = true;
+  request.topk_prompt_logprobs = options.topk_prompt_logprobs;
+  SampleOperation op(std::move(request));
+  spawn_sample<SampleResponse>(std::move(state), std::move(op), SampleKind::sample, diag, std::move(handler));
+}
+
+// compute_logprobs (doc/sampling.md#sampling): one sample of one token with the prompt's logprobs.
+void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, ModelInput prompt, diagnostics* diag,
+                               Handler<Future<PromptLogprobs>> handler) {
+  SamplingParams params(1);
+  SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), 1);
+  request.prompt_logprobs = true;
+  SampleOperation op(std::move(request));
+  spawn_sample<PromptLogprobs>(std::move(state), std::move(op), SampleKind::compute_logprobs, diag, std::move(handler));
+}
+
+void sampling_get_tokenizer(std::shared_ptr<const SamplingState> state, diagnostics* diag,
+                            Handler<std::shared_ptr<const Tokenizer>> handler) {
+  auto executor = state->holder->executor();
+  client::async::spawn_and_complete<std::shared_ptr<const Tokenizer>>(executor, diag, std::move(handler),
+                                                                      &sampler_tokenizer_op, std::move(state));
+}
+
+const std::string& sampling_session_id(const SamplingState& state) noexcept {
+  return state.sampling_session_id;
+}
+
+}  // namespace tinker::detail

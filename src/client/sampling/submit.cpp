@@ -1,0 +1,166 @@
+#include "client/sampling/submit.hpp"
+
+#include "api/endpoints.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace tinker::client::sampling {
+
+using futures::settle_with;
+namespace {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+// doc/sampling.md#sampling, doc/protocol.md#billing-pause-402: a 429, or a 402 inside the billing window, is a pacing
+// signal, not an error.
+bool is_backpressure(ClientHolder& holder, error_code ec) {
+  if (ec == errc::rate_limited) return true;
+  if (ec != errc::payment_required) return false;
+  const auto max_pause = std::chrono::seconds(holder.config().billing_exception_max_pause_duration_sec);
+  const auto now = holder.http().clock().now();
+  if (!holder.billing().on_payment_required(now, max_pause)) return false;
+  if (holder.billing().should_warn(now)) {
+    holder.log(LogLevel::warning, "sampling is paused by a billing hold (HTTP 402); retrying");
+  }
+  return true;
+}
+
+asio::awaitable<void> sleep_for(std::chrono::milliseconds delay) {
+  const asio::any_io_executor executor = co_await asio::this_coro::executor;
+  asio::steady_timer timer(executor, delay);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op,
+                                         const UntypedAPIFuture& ticket) {
+  futures::PollRequest poll(ticket.request_id, futures::FutureType::sample);
+  poll.create_roundtrip =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - op.attempt_started);
+  poll.protobuf_result = !s.holder->options().json_bulk_paths;
+  poll.subject = futures::QueueSubject::sampling;
+  poll.subject_id = s.sampling_session_id;
+  return poll;
+}
+
+}  // namespace
+
+asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
+                                                  std::int64_t estimated_bytes, UntypedAPIFuture& ticket,
+                                                  diagnostics& diag) {
+  // The coroutines below are awaited only when they would wait (each is a frame per sample).
+  if (!s.holder->config_current()) {
+    if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
+  }
+  SampleDispatch& dispatch = s.holder->sample_dispatch();
+  request.seq_id = s.next_seq_id.fetch_add(1, std::memory_order_relaxed);
+  std::optional<DispatchPermit> permit = dispatch.try_acquire(estimated_bytes);
+  if (!permit) {
+    DispatchPermit waited = co_await dispatch.acquire(estimated_bytes);
+    permit.emplace(std::move(waited));
+  }
+  for (;;) {
+    if (dispatch.backoff_in_force()) co_await dispatch.wait_out_backoff();
+    api::LayerTwoSettings l2 = s.holder->layer_two();
+    l2.return_backpressure = true;
+    const error_code ec = co_await api::asample(s.holder->http(), request, ticket, diag, l2);
+    if (!is_backpressure(*s.holder, ec)) co_return ec;
+    dispatch.note_backpressure(
+        estimated_bytes);  // then the same seq_id again (doc/sampling.md#backpressure-and-retries)
+  }
+}
+
+asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperation& op, TaskControl& control,
+                                          UntypedAPIFuture& ticket, diagnostics& diag) {
+  SampleRetryHandler& retry = *s.retry;
+  for (;;) {
+    if (op.layer_three && retry.stuck()) co_return retry.stuck_error(diag);
+    ++op.attempts;
+    op.attempt_started = std::chrono::steady_clock::now();
+    error_code ec;
+    {
+      // The attempt runs inside the task (no coroutine of its own): the stuck detector cancels
+      // the task through its control, and a watch that turned stuck says why.
+      SampleRetryHandler::Watch watch;
+      if (op.layer_three) retry.watch(watch, control.signal);
+      try {
+        ec = co_await submit_sample_attempt(s, op.request, op.estimated_bytes, ticket, diag);
+      } catch (const boost::system::system_error&) {
+        if (!watch.stuck()) throw;
+      }
+      if (watch.stuck()) co_return retry.stuck_error(diag);
+    }
+    if (!op.layer_three || !ec || !SampleRetryHandler::should_retry(ec)) co_return ec;
+    co_await sleep_for(retry.retry_delay(op.attempts));
+  }
+}
+
+namespace {
+
+// The helpers below keep locals out of sample_until_done's frame: that frame (and the poll's)
+// stays allocated for as long as a result is pending, so its size is heap per request.
+
+asio::awaitable<futures::PollOutcome> start_poll(const SamplingState& s, const SampleOperation& op,
+                                                 const UntypedAPIFuture& ticket,
+                                                 const std::shared_ptr<FutureCore>& core) {
+  futures::PollRequest poll = sample_poll_request(s, op, ticket);
+  attach(poll, *s.holder, core);
+  return futures::poll_future(s.holder->http(), std::move(poll));
+}
+
+void fail_stuck(const SampleRetryHandler& retry, FutureCore& core) {
+  diagnostics diag;
+  const error_code ec = retry.stuck_error(diag);
+  core.set_error(ec, std::move(diag));
+}
+
+void settle_sample(FutureCore& core, futures::PollOutcome& outcome, const ResultDecoder& decode) {
+  settle_with(core, outcome.error, std::move(outcome.diag),
+              [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
+}
+
+// A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
+// then settled with the error).
+asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, TaskControl& control,
+                               UntypedAPIFuture& ticket, FutureCore& core) {
+  co_await sleep_for(s.retry->retry_delay(op.attempts));
+  diagnostics diag;
+  if (error_code ec = co_await submit_sample(s, op, control, ticket, diag)) {
+    core.set_error(ec, std::move(diag));
+    co_return false;
+  }
+  core.set_request_id(ticket.request_id);
+  co_return true;
+}
+
+}  // namespace
+
+// The poll runs inside this task (no coroutine of its own for the watch): the stuck detector
+// cancels the whole task through its control, and a watch that turned stuck says why.
+asio::awaitable<void> sample_until_done(const SamplingState& s, const std::shared_ptr<FutureCore>& core,
+                                        TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket) {
+  SampleRetryHandler& retry = *s.retry;
+  for (;;) {
+    // The deadline may have passed already: then the request is not polled.
+    if (op.layer_three && retry.stuck()) co_return fail_stuck(retry, *core);
+    futures::PollOutcome outcome;
+    {
+      SampleRetryHandler::Watch watch;
+      if (op.layer_three) retry.watch(watch, control.signal);
+      outcome = co_await start_poll(s, op, ticket, core);
+      if (watch.stuck()) co_return fail_stuck(retry, *core);
+    }
+    const bool again = op.layer_three && outcome.error && SampleRetryHandler::should_retry(outcome.error);
+    if (!again) {
+      if (!outcome.error && op.layer_three) retry.note_progress();
+      co_return settle_sample(*core, outcome, op.decode);
+    }
+    // doc/sampling.md#backpressure-and-retries: a lost result (410) or a retryable failure is a fresh attempt with a
+    // new seq_id.
+    if (!co_await resubmit(s, op, control, ticket, *core)) co_return;
+  }
+}
+
+}  // namespace tinker::client::sampling

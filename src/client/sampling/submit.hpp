@@ -1,0 +1,61 @@
+// The sample operation under load (doc/sampling.md#sampling, doc/sampling.md#backpressure-and-retries,
+// doc/protocol.md#layer-3-sampling): one attempt's submission through the dispatch throttles with the 429 pacing of the
+// shared backoff, retry layer 3 around it, and the background wait for the result that starts fresh attempts when the
+// result is lost (410) or a retryable failure escapes the lower layers.
+#pragma once
+
+#include "client/futures/driver.hpp"
+#include "client/handles.hpp"
+#include "client/sampling/state.hpp"
+
+#include <tinker/types.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace tinker::client::sampling {
+
+using futures::ResultDecoder;
+using futures::TaskControl;
+
+/// One sample() or compute_logprobs() call across its attempts.
+class SampleOperation {
+ public:
+  explicit SampleOperation(SampleRequest request_)
+      : request(std::move(request_)), estimated_bytes(estimate_prompt_bytes(request.prompt)) {}
+
+  SampleRequest request;  ///< seq_id is set per attempt
+  std::int64_t estimated_bytes;
+  bool layer_three = true;  ///< false: sample() with the server flag sample_no_retries (one attempt)
+  int attempts = 0;         ///< attempts started so far
+  std::chrono::steady_clock::time_point attempt_started{};  ///< for X-Tinker-Create-Promise-Roundtrip-Time
+  RetrySlot slot;        ///< layer 3's concurrency place, held until the operation settles
+  ResultDecoder decode;  ///< turns the final answer into the future's value
+};
+
+/// One attempt's submission (doc/sampling.md#sampling): a new seq_id, the dispatch throttles, then POST
+/// /asample (layer 2, no layer-1 retries) re-sent with the same seq_id after each backpressure
+/// answer (429, or 402 inside the billing window) once the shared backoff is over.
+boost::asio::awaitable<boost::system::error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
+                                                                        std::int64_t estimated_bytes,
+                                                                        UntypedAPIFuture& ticket, diagnostics& diag);
+
+/// Submits `op` until the server accepts it: with layer 3, retryable failures start a fresh
+/// attempt after the protocol's delay, and no progress for the progress timeout fails it
+/// (errc::timeout; the stuck detector cancels the attempt through `control`). Without layer 3,
+/// one attempt. Runs inside the task `control` belongs to.
+boost::asio::awaitable<boost::system::error_code> submit_sample(const SamplingState& s, SampleOperation& op,
+                                                                TaskControl& control, UntypedAPIFuture& ticket,
+                                                                diagnostics& diag);
+
+/// The rest of an accepted operation's task: polls the ticket and settles `core`; with layer 3,
+/// a lost result or a retryable failure starts a fresh attempt (submit + poll); `op.decode`
+/// makes the result. Everything is owned by the caller's frame (this frame stays small: it is
+/// held while the result is pending).
+boost::asio::awaitable<void> sample_until_done(const SamplingState& s, const std::shared_ptr<FutureCore>& core,
+                                               TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket);
+
+}  // namespace tinker::client::sampling

@@ -1,0 +1,269 @@
+// ClientHolder: creation and option checks, log, counters, task registry, telemetry queueing
+// and shutdown. Bootstrap is in bootstrap.cpp, the background loops in loops.cpp.
+#include "client/session/holder.hpp"
+
+#include "client/session/holder_impl.hpp"
+#include "http/headers.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <cstdlib>
+#include <vector>
+
+namespace tinker::client::session {
+
+namespace asio = boost::asio;
+
+asio::awaitable<boost::system::error_code> join_flight(std::shared_ptr<Flight> flight, diagnostics& diag) {
+  while (!flight->done) {
+    auto [ec] = co_await flight->done_timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (!flight->done) {
+      diag.clear();
+      diag.message = "cancelled while waiting for the client's bootstrap";
+      co_return make_error_code(errc::cancelled);
+    }
+    (void)ec;
+  }
+  diag = flight->diag;
+  co_return flight->ec;
+}
+
+}  // namespace tinker::client::session
+
+namespace tinker::detail {
+
+namespace asio = boost::asio;
+
+ClientHolder::Impl::Impl(asio::any_io_executor executor_, ServiceClientOptions options_)
+    : executor(std::move(executor_)),
+      options(std::move(options_)),
+      sink(options.log ? options.log : stderr_log_sink(options.client.log_level)),
+      http(std::make_unique<http::HttpClient>(executor, options.client)),
+      auth_http(std::make_unique<http::HttpClient>(executor, options.client)),
+      lifetime(std::make_shared<client::session::Lifetime>(executor)) {
+  if (options.client.telemetry_enabled) {
+    telemetry = std::make_shared<client::session::TelemetryState>(executor);
+    telemetry->sessionless_id = "sessionless-" + http::uuid4();
+  }
+}
+
+std::string ClientHolder::Impl::current_session_id() const {
+  std::lock_guard lock(session_mutex);
+  return session_id;
+}
+
+namespace {
+
+ServiceClientOptions checked(ServiceClientOptions options) {
+  // doc/protocol.md#authentication: the credential command may come from the environment even when the options were
+  // built in code.
+  if (!options.client.credential_command || options.client.credential_command->empty()) {
+    if (const char* command = std::getenv("TINKER_CREDENTIAL_CMD"); command != nullptr && *command != '\0') {
+      options.client.credential_command = command;
+    }
+  }
+  options.client.validate(/*require_credential=*/true);  // never quotes the key
+  return options;
+}
+
+}  // namespace
+
+std::shared_ptr<ClientHolder> ClientHolder::create(asio::any_io_executor executor, ServiceClientOptions options) {
+  auto impl = std::make_unique<Impl>(executor, checked(std::move(options)));
+  return std::shared_ptr<ClientHolder>(new ClientHolder(std::move(impl)));
+}
+
+ClientHolder::ClientHolder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ClientHolder::~ClientHolder() {
+  shutdown();
+}
+
+asio::any_io_executor ClientHolder::executor() const noexcept {
+  return impl_->executor;
+}
+
+http::HttpClient& ClientHolder::http() noexcept {
+  return *impl_->http;
+}
+
+const ServiceClientOptions& ClientHolder::options() const noexcept {
+  return impl_->options;
+}
+
+bool ClientHolder::log_enabled(LogLevel level) const noexcept {
+  const LogLevel threshold = impl_->options.client.log_level;
+  return level != LogLevel::off && threshold != LogLevel::off && level <= threshold;
+}
+
+void ClientHolder::log(LogLevel level, std::string_view message) const {
+  if (!log_enabled(level) || !impl_->sink) return;
+  try {
+    impl_->sink(level, message);
+  } catch (...) {
+    // A failing user sink must not take the client down.
+  }
+}
+
+void ClientHolder::set_timing(Timing timing) {
+  impl_->timing = timing;
+}
+
+const ClientHolder::Timing& ClientHolder::timing() const noexcept {
+  return impl_->timing;
+}
+
+const ClientConfigResponse& ClientHolder::config() const noexcept {
+  static const ClientConfigResponse defaults;
+  return impl_->config ? *impl_->config : defaults;
+}
+
+std::string ClientHolder::session_id() const {
+  return impl_->current_session_id();
+}
+
+std::int64_t ClientHolder::next_model_seq_id() noexcept {
+  return impl_->model_seq.fetch_add(1);
+}
+
+std::int64_t ClientHolder::next_sampling_seq_id() noexcept {
+  return impl_->sampling_seq.fetch_add(1);
+}
+
+api::LayerTwoSettings ClientHolder::layer_two() noexcept {
+  api::LayerTwoSettings settings;
+  settings.billing = &impl_->billing;
+  if (impl_->config) {
+    settings.billing_max_pause = std::chrono::seconds(impl_->config->billing_exception_max_pause_duration_sec);
+  }
+  return settings;
+}
+
+api::BillingPause& ClientHolder::billing() noexcept {
+  return impl_->billing;
+}
+
+client::async::ByteBudget& ClientHolder::fwdbwd_budget() {
+  if (!impl_->fwdbwd_budget) {
+    const ClientConfigResponse defaults;
+    const auto& flags = impl_->config ? *impl_->config : defaults;
+    impl_->fwdbwd_budget =
+        std::make_unique<client::async::ByteBudget>(impl_->executor, flags.fwdbwd_dispatch_bytes_semaphore_size);
+  }
+  return *impl_->fwdbwd_budget;
+}
+
+client::async::ByteBudget& ClientHolder::response_budget() {
+  if (!impl_->response_budget) {
+    const ClientConfigResponse defaults;
+    const auto& flags = impl_->config ? *impl_->config : defaults;
+    impl_->response_budget =
+        std::make_unique<client::async::ByteBudget>(impl_->executor, flags.inflight_response_bytes_semaphore_size);
+  }
+  return *impl_->response_budget;
+}
+
+client::sampling::SampleDispatch& ClientHolder::sample_dispatch() {
+  if (!impl_->sample_dispatch) {
+    const ClientConfigResponse defaults;
+    const auto& flags = impl_->config ? *impl_->config : defaults;
+    const client::sampling::SampleTuning& tuning = impl_->sample_tuning;
+    const ClientOptions& client = impl_->options.client;
+    // Keyed by the configured credential (not a JWT exchanged for it, which changes hourly).
+    const std::string credential =
+        client.api_key.empty() ? client.credential_command.value_or("") : client.api_key.reveal();
+    impl_->sample_dispatch = std::make_unique<client::sampling::SampleDispatch>(
+        impl_->executor, tuning, tuning.dispatch_bytes.value_or(flags.sample_dispatch_bytes_semaphore_size),
+        client::sampling::shared_sample_backoff(client.base_url, credential));
+  }
+  return *impl_->sample_dispatch;
+}
+
+void ClientHolder::set_sample_tuning(client::sampling::SampleTuning tuning) {
+  impl_->sample_tuning = tuning;
+}
+
+const client::sampling::SampleTuning& ClientHolder::sample_tuning() const noexcept {
+  return impl_->sample_tuning;
+}
+
+std::uint64_t ClientHolder::register_task(std::function<void()> cancel) {
+  const std::uint64_t id = impl_->next_task_id++;
+  if (impl_->shutting_down) {
+    // Too late to run: cancel it, but never inside the caller's own call.
+    if (cancel) asio::post(impl_->executor, std::move(cancel));
+    return id;
+  }
+  impl_->tasks.emplace(id, std::move(cancel));
+  return id;
+}
+
+void ClientHolder::unregister_task(std::uint64_t id) noexcept {
+  impl_->tasks.erase(id);
+}
+
+bool ClientHolder::shutting_down() const noexcept {
+  return impl_->shutting_down;
+}
+
+void ClientHolder::telemetry(TelemetryEvent event) {
+  const std::shared_ptr<client::session::TelemetryState>& state = impl_->telemetry;
+  if (!state || impl_->shutting_down) return;
+  if (event.event_id.empty()) event.event_id = http::uuid4();
+  if (event.timestamp == Timestamp{}) {
+    event.timestamp = std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now());
+  }
+  event.event_session_index = state->next_index++;
+  const bool urgent = event.severity >= Severity::error;  // doc/protocol.md#telemetry: flush at once on errors
+  if (!state->queue.push(std::move(event))) {
+    if (!state->overflow_warned) {
+      state->overflow_warned = true;
+      log(LogLevel::warning, "telemetry queue is full (10000 events): dropping events");
+    }
+    return;
+  }
+  state->overflow_warned = false;
+  if (urgent) {
+    state->flush_requested = true;
+    state->wake->cancel();
+  }
+}
+
+void ClientHolder::shutdown() {
+  Impl& impl = *impl_;
+  if (impl.shutting_down) return;
+  impl.shutting_down = true;
+  impl.lifetime->stop();  // heartbeat, JWT refresh and telemetry loops end; their requests are cancelled
+  if (impl.config_flight) impl.config_flight->done_timer.cancel();
+  if (impl.session_flight) impl.session_flight->done_timer.cancel();
+  if (impl.refresh_flight) impl.refresh_flight->done_timer.cancel();
+
+  std::map<std::uint64_t, std::function<void()>> tasks;
+  tasks.swap(impl.tasks);
+  for (auto& [id, cancel] : tasks) {
+    if (!cancel) continue;
+    try {
+      cancel();
+    } catch (...) {
+      // One task failing to cancel must not keep the others running.
+    }
+  }
+
+  // What telemetry has queued is sent once more, without waiting for it (bounded by the
+  // telemetry timeout); that coroutine then shuts the HTTP clients down. Not from the
+  // destructor: nothing may keep a dying holder alive.
+  const bool flush = impl.telemetry && !impl.telemetry->queue.empty() && impl.config.has_value();
+  std::shared_ptr<ClientHolder> self = weak_from_this().lock();
+  if (flush && self) {
+    asio::co_spawn(impl.executor, client::session::final_telemetry_flush(std::move(self), impl.telemetry),
+                   asio::detached);
+    return;
+  }
+  impl.http->shutdown();
+  impl.auth_http->shutdown();
+}
+
+}  // namespace tinker::detail

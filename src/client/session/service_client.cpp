@@ -1,0 +1,228 @@
+// ServiceClient (doc/service.md): construction, shutdown, and the creation of training and sampling
+// clients. Session bootstrap, heartbeat and the rest of the holder are in holder.cpp, bootstrap.cpp
+// and loops.cpp.
+#include "api/endpoints.hpp"
+#include "api/response.hpp"
+#include "client/async/complete.hpp"
+#include "client/futures/driver.hpp"
+#include "client/sampling/state.hpp"
+#include "client/training/state.hpp"
+
+#include <tinker/service_client.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace tinker::client::session {
+
+using async::OperationResult;
+using async::spawn_and_complete;
+
+namespace {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+using TrainingOutcome = OperationResult<TrainingClient>;
+
+// Polls a model-creating future (create_model, create-via-load) to its end and decodes T.
+template <class T>
+asio::awaitable<error_code> await_model_future(ClientHolder& holder, const UntypedAPIFuture& ticket,
+                                               futures::FutureType type, std::string subject_id,
+                                               std::chrono::steady_clock::time_point started, T& out,
+                                               diagnostics& diag) {
+  futures::PollRequest poll(ticket.request_id, type);
+  poll.subject = futures::QueueSubject::model_creation;
+  poll.subject_id = std::move(subject_id);
+  poll.create_roundtrip =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+  auto core = std::make_shared<FutureCore>(holder.executor(), ticket.request_id, started);
+  attach(poll, holder, core);
+  futures::PollOutcome outcome = co_await futures::poll_future(holder.http(), std::move(poll));
+  if (outcome.error) {
+    diag = std::move(outcome.diag);
+    co_return outcome.error;
+  }
+  co_return api::decode_json_response(outcome.result, out, diag);
+}
+
+error_code check_lora_options(const LoraTrainingOptions& options, diagnostics& diag) {
+  if (options.base_model.empty()) {
+    diag.message = "base_model: must name a base model (see get_server_capabilities)";
+    return make_error_code(errc::invalid_argument);
+  }
+  if (options.rank < 1) {
+    diag.message = "rank: must be at least 1, got " + std::to_string(options.rank);
+    return make_error_code(errc::invalid_argument);
+  }
+  if (!options.train_mlp && !options.train_attn && !options.train_unembed) {
+    diag.message = "train_mlp, train_attn, train_unembed: at least one must be true";
+    return make_error_code(errc::invalid_argument);
+  }
+  return {};
+}
+
+asio::awaitable<TrainingOutcome> create_lora_op(HolderPtr holder, LoraTrainingOptions options, diagnostics& diag) {
+  if (error_code ec = check_lora_options(options, diag)) co_return TrainingOutcome(ec, TrainingClient());
+  if (error_code ec = co_await holder->ensure_session(diag)) co_return TrainingOutcome(ec, TrainingClient());
+  LoraConfig lora(options.rank, options.seed);
+  lora.train_mlp = options.train_mlp;
+  lora.train_attn = options.train_attn;
+  lora.train_unembed = options.train_unembed;
+  CreateModelRequest request(holder->session_id(), holder->next_model_seq_id(), options.base_model, lora);
+  if (!options.user_metadata.empty()) request.user_metadata = json_object_of_strings(options.user_metadata);
+  const auto started = std::chrono::steady_clock::now();
+  UntypedAPIFuture ticket;
+  if (error_code ec = co_await api::create_model(holder->http(), request, ticket, diag)) {
+    co_return TrainingOutcome(ec, TrainingClient());
+  }
+  CreateModelResponse created;
+  const error_code ec = co_await await_model_future(*holder, ticket, futures::FutureType::create_model,
+                                                    options.base_model, started, created, diag);
+  if (ec) co_return TrainingOutcome(ec, TrainingClient());
+  auto state = std::make_shared<TrainingState>(holder, created.model_id, options.base_model);
+  co_return TrainingOutcome(error_code(), TrainingClient(std::move(state)));
+}
+
+// create-via-load (server flag create_model_via_load_weights): one load_weights makes the model.
+asio::awaitable<TrainingOutcome> create_via_load(HolderPtr holder, std::string path, bool with_optimizer,
+                                                 FromStateOptions options, diagnostics& diag) {
+  const std::int64_t model_seq_id = holder->next_model_seq_id();
+  LoadWeightsRequest request;
+  request.session_id = holder->session_id();
+  request.model_seq_id = model_seq_id;
+  request.base_model = options.base_model;
+  if (!options.user_metadata.empty()) request.user_metadata = json_object_of_strings(options.user_metadata);
+  request.path = path;
+  request.optimizer = with_optimizer;
+  request.weights_access_token = options.weights_access_token;
+  const auto started = std::chrono::steady_clock::now();
+  UntypedAPIFuture ticket;
+  const api::LayerTwoSettings l2 = holder->layer_two();
+  if (error_code ec = co_await api::load_weights(holder->http(), request, ticket, diag, l2)) {
+    co_return TrainingOutcome(ec, TrainingClient());
+  }
+  const std::string model_id = holder->session_id() + ":train:" + std::to_string(model_seq_id);
+  LoadWeightsResponse loaded;
+  const error_code ec =
+      co_await await_model_future(*holder, ticket, futures::FutureType::load_weights, model_id, started, loaded, diag);
+  if (ec) co_return TrainingOutcome(ec, TrainingClient());
+  auto state =
+      std::make_shared<TrainingState>(holder, loaded.model_id.value_or(model_id), options.base_model.value_or(""));
+  co_return TrainingOutcome(error_code(), TrainingClient(std::move(state)));
+}
+
+// Legacy (doc/service.md): weights_info, create_model configured like the checkpoint, load_state.
+// Choice: a weights_access_token is passed to load_weights as given; weights_info is asked with
+// this client's own credential.
+asio::awaitable<TrainingOutcome> create_then_load(HolderPtr holder, std::string path, bool with_optimizer,
+                                                  FromStateOptions options, diagnostics& diag) {
+  const WeightsInfoRequest info_request(path);
+  WeightsInfoResponse info;
+  const api::LayerTwoSettings l2 = holder->layer_two();
+  if (error_code ec = co_await api::weights_info(holder->http(), info_request, info, diag, l2)) {
+    co_return TrainingOutcome(ec, TrainingClient());
+  }
+  LoraTrainingOptions lora(options.base_model.value_or(info.base_model), info.lora_rank.value_or(32));
+  lora.train_mlp = info.train_mlp.value_or(true);
+  lora.train_attn = info.train_attn.value_or(true);
+  lora.train_unembed = info.train_unembed.value_or(true);
+  lora.user_metadata = options.user_metadata;
+  auto [ec, training] = co_await create_lora_op(holder, std::move(lora), diag);
+  if (ec) co_return TrainingOutcome(ec, TrainingClient());
+  auto as_tuple_token = asio::as_tuple(asio::use_awaitable);
+  auto [submit_ec, loading] =
+      co_await training.async_load_state(path, with_optimizer, options.weights_access_token, diag, as_tuple_token);
+  if (submit_ec) co_return TrainingOutcome(submit_ec, TrainingClient());
+  auto [load_ec, loaded] = co_await loading.async_get(diag, as_tuple_token);
+  if (load_ec) co_return TrainingOutcome(load_ec, TrainingClient());
+  co_return TrainingOutcome(error_code(), std::move(training));
+}
+
+asio::awaitable<TrainingOutcome> from_state_op(HolderPtr holder, std::string path, bool with_optimizer,
+                                               FromStateOptions options, diagnostics& diag) {
+  if (!path.starts_with("tinker://")) {
+    diag.message = "path: expected a tinker:// checkpoint path, got '" + path + "'";
+    co_return TrainingOutcome(make_error_code(errc::invalid_argument), TrainingClient());
+  }
+  if (error_code ec = co_await holder->ensure_session(diag)) co_return TrainingOutcome(ec, TrainingClient());
+  if (holder->config().create_model_via_load_weights) {
+    co_return co_await create_via_load(holder, std::move(path), with_optimizer, std::move(options), diag);
+  }
+  co_return co_await create_then_load(holder, std::move(path), with_optimizer, std::move(options), diag);
+}
+
+asio::awaitable<OperationResult<SamplingClient>> sampling_client_op(HolderPtr holder, SamplingSource source,
+                                                                    diagnostics& diag) {
+  co_return co_await sampling::create_sampling_session_op(std::move(holder), std::move(source), diag);
+}
+
+bool runs_in_this_thread(const asio::any_io_executor& executor) {
+  const auto* io = executor.target<asio::io_context::executor_type>();
+  return io == nullptr || io->context().stopped() || io->running_in_this_thread();
+}
+
+}  // namespace
+
+}  // namespace tinker::client::session
+
+namespace tinker::detail {
+
+using namespace client::session;  // the operations above
+
+void service_create_lora_training_client(HolderPtr h, LoraTrainingOptions o, diagnostics* d,
+                                         Handler<TrainingClient> handler) {
+  auto executor = h->executor();
+  spawn_and_complete<TrainingClient>(executor, d, std::move(handler), &create_lora_op, std::move(h), std::move(o));
+}
+
+void service_create_training_client_from_state(HolderPtr h, std::string path, bool with_optimizer, FromStateOptions o,
+                                               diagnostics* d, Handler<TrainingClient> handler) {
+  auto executor = h->executor();
+  spawn_and_complete<TrainingClient>(executor, d, std::move(handler), &from_state_op, std::move(h), std::move(path),
+                                     with_optimizer, std::move(o));
+}
+
+void service_create_sampling_client(HolderPtr h, SamplingSource source, diagnostics* d,
+                                    Handler<SamplingClient> handler) {
+  auto executor = h->executor();
+  spawn_and_complete<SamplingClient>(executor, d, std::move(handler), &sampling_client_op, std::move(h),
+                                     std::move(source));
+}
+
+}  // namespace tinker::detail
+
+namespace tinker {
+
+ServiceClient::ServiceClient(boost::asio::any_io_executor executor, ServiceClientOptions options)
+    : holder_(detail::ClientHolder::create(std::move(executor), std::move(options))) {}
+
+ServiceClient::ServiceClient(boost::asio::any_io_executor executor)
+    : ServiceClient(std::move(executor), ServiceClientOptions(ClientOptions::from_environment())) {}
+
+ServiceClient::~ServiceClient() {
+  if (!holder_) return;
+  // The holder lives on its io thread: shut it down there (at once when this is that thread or
+  // the io_context has stopped).
+  if (client::session::runs_in_this_thread(holder_->executor())) {
+    holder_->shutdown();
+  } else {
+    boost::asio::post(holder_->executor(), [holder = holder_] { holder->shutdown(); });
+  }
+}
+
+ServiceClient::ServiceClient(ServiceClient&&) noexcept = default;
+ServiceClient& ServiceClient::operator=(ServiceClient&& other) noexcept {
+  if (this != &other) {
+    ServiceClient discarded(std::move(*this));
+    holder_ = std::move(other.holder_);
+  }
+  return *this;
+}
+
+std::string ServiceClient::session_id() const {
+  return holder_ ? holder_->session_id() : std::string();
+}
+
+}  // namespace tinker
