@@ -4,6 +4,7 @@
 // are refused, an existing target needs `force`, progress is monotone, and the signed URL never
 // sees a credential.
 #include "http/client.hpp"
+#include "integration/download/download_support.hpp"
 #include "integration/rest/rest_support.hpp"
 #include "support/tar_builder.hpp"
 
@@ -22,20 +23,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> entries_of(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class DownloadCheckpoint : public RestService {
  protected:

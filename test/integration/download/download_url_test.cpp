@@ -2,6 +2,7 @@
 // tinker-local: a checkpoint's signed archive URL lands byte for byte in the named file with no
 // part file left, an existing file needs `force`, a directory or a missing parent directory is
 // invalid_argument before anything is sent, and a URL the server rejects leaves no file behind.
+#include "integration/download/download_support.hpp"
 #include "integration/rest/rest_support.hpp"
 
 #include <tinker/download.hpp>
@@ -19,20 +20,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> entries_of(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class DownloadUrl : public RestService {
  protected:
