@@ -174,24 +174,7 @@ class AwaitOrThrow {
     auto result = co_await boost::asio::async_initiate<decltype(as_tuple_token), signature>(
         std::move(initiation), as_tuple_token, std::move(args)...);
     throw_if_failed(std::get<0>(result), diag);
-    co_return take_values(std::move(result));
-  }
-};
-
-template <>
-class AwaitOrThrow<> {
- public:
-  using value_type = void;
-  using signature = void(boost::system::error_code);
-
-  template <class Initiation, class... Args>
-  static boost::asio::awaitable<void> run(Initiation initiation, Args... args) {
-    diagnostics own_diag;
-    const diagnostics* diag = diagnostics_target(own_diag, args...);
-    auto as_tuple_token = boost::asio::as_tuple(boost::asio::use_awaitable);
-    auto result = co_await boost::asio::async_initiate<decltype(as_tuple_token), signature>(
-        std::move(initiation), as_tuple_token, std::move(args)...);
-    throw_if_failed(std::get<0>(result), diag);
+    if constexpr (sizeof...(Values) != 0) co_return take_values(std::move(result));
   }
 };
 
