@@ -187,9 +187,18 @@ class ServerOptions {
   /// The arrival log keeps the newest this many requests (0 = unlimited), so a long benchmark
   /// does not grow without bound; AuditReport::requests then starts at a later index.
   std::size_t request_log_limit = 200'000;
-  /// A connection that sends no complete request head for this long is closed (idle keep-alive
-  /// connections included).
+  /// A connection that sends nothing for this long is closed (idle keep-alive connections
+  /// included); a request body must also arrive within it.
   std::chrono::seconds idle_timeout{120};
+  /// Once a request's first byte has arrived, its whole head must arrive within this time, or the
+  /// client gets 408 and the connection is closed (a slow-headers client cannot hold it open).
+  std::chrono::milliseconds header_timeout{10000};
+  /// Largest request head (request line and header fields); larger ones get 431.
+  std::size_t max_header_bytes = 64u << 10;
+  /// Most connections open at once; a client beyond them gets 503 with Retry-After and a closed
+  /// connection. 0 = the process's open-file limit minus a reserve of 64 descriptors, so that
+  /// file descriptors never run out.
+  std::size_t max_connections = 0;
 };
 
 /// One request as it arrived, for tests and the audit.

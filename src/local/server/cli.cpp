@@ -54,6 +54,9 @@ Options:
   --long-poll-ms <ms>      how long retrieve_future holds a pending future (default 5000)
   --session-expiry-s <s>   sessions without heartbeat expire after this (default 300)
   --max-request-body <n>   larger request bodies get 413 (default 268435456)
+  --max-header-bytes <n>   larger request heads get 431 (default 65536)
+  --header-timeout-ms <ms> a started request head must be complete within this, or 408 (default 10000)
+  --max-connections <n>    more connections at once get 503 (default 0: open-file limit - 64)
   --archive-json           answer checkpoint archive requests with 200 JSON instead of 302
   --fault <spec>           inject a fault (repeatable), see below
   --fault-seed <n>         seed of the fault generator (default 1)
@@ -150,6 +153,12 @@ CommandLine parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--max-request-body") {
       options.max_request_body =
           parse_integer<std::size_t>(flag, value(), 1, std::numeric_limits<std::size_t>::max() / 2);
+    } else if (flag == "--max-header-bytes") {
+      options.max_header_bytes = parse_integer<std::size_t>(flag, value(), 1024, std::size_t{1} << 30);
+    } else if (flag == "--header-timeout-ms") {
+      options.header_timeout = std::chrono::milliseconds(parse_integer<std::int64_t>(flag, value(), 1, 3'600'000));
+    } else if (flag == "--max-connections") {
+      options.max_connections = parse_integer<std::size_t>(flag, value(), 0, 1'000'000);
     } else if (flag == "--archive-json") {
       no_value();
       options.archive_json_form = true;

@@ -16,8 +16,11 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
 
+#include <sys/resource.h>
+
 #include <array>
 #include <charconv>
+#include <memory>
 
 namespace tinker::local::front {
 namespace asio = boost::asio;
@@ -29,7 +32,8 @@ using boost::system::error_code;
 namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-constexpr std::size_t kHeaderLimit = 64 * 1024;
+constexpr std::size_t kFirstReadSize = 4096;    // what a request's first read asks for
+constexpr std::size_t kRefusalsInFlight = 32;   // refused connections still being answered
 constexpr std::size_t kDrainLimit = 64u << 20;  // unread request bytes discarded after a 413
 
 // How a served request ends for the connection.
@@ -337,14 +341,18 @@ asio::awaitable<void> reject(Connection& conn, RequestParser& parser, int status
   if (co_await write_reply(conn, request_id, false, Finish::close)) co_await drain_and_close(conn);
 }
 
-int status_for_read_error(const error_code& ec, std::string& detail, std::size_t limit) {
+int status_for_read_error(const error_code& ec, std::string& detail, const ServerOptions& options) {
   if (ec == bhttp::error::body_limit) {
-    detail = "request body exceeds the limit of " + std::to_string(limit) + " bytes";
+    detail = "request body exceeds the limit of " + std::to_string(options.max_request_body) + " bytes";
     return 413;
   }
   if (ec == bhttp::error::header_limit) {
-    detail = "request header exceeds the limit of " + std::to_string(kHeaderLimit) + " bytes";
+    detail = "request header exceeds the limit of " + std::to_string(options.max_header_bytes) + " bytes";
     return 431;
+  }
+  if (ec == asio::error::operation_aborted) {
+    detail = "request head not complete within " + std::to_string(options.header_timeout.count()) + " ms";
+    return 408;
   }
   if (ec.category() == make_error_code(bhttp::error::bad_method).category() && ec != bhttp::error::end_of_stream &&
       ec != bhttp::error::partial_message) {
@@ -354,6 +362,69 @@ int status_for_read_error(const error_code& ec, std::string& detail, std::size_t
   return 0;  // connection closed, reset or timed out: nothing to answer
 }
 
+// Cancels a socket's pending operations (without closing it) when a deadline passes. The timer's
+// handler can still be queued when the watchdog is gone (cancel() does not recall a handler that
+// is already due), so it reaches the socket through a shared block the destructor disarms.
+class HeadWatchdog {
+ public:
+  HeadWatchdog(asio::steady_timer& timer, tcp::socket& socket, std::chrono::milliseconds timeout)
+      : timer_(timer), state_(std::make_shared<State>(&socket)) {
+    timer_.expires_after(timeout);
+    timer_.async_wait(Expiry{state_});
+  }
+  ~HeadWatchdog() {
+    state_->socket = nullptr;
+    timer_.cancel();
+  }
+  HeadWatchdog(const HeadWatchdog&) = delete;
+  HeadWatchdog& operator=(const HeadWatchdog&) = delete;
+
+  bool fired() const noexcept { return state_->fired; }
+
+ private:
+  class State {
+   public:
+    explicit State(tcp::socket* socket_) : socket(socket_) {}
+    tcp::socket* socket;
+    bool fired = false;
+  };
+  class Expiry {
+   public:
+    std::shared_ptr<State> state;
+    void operator()(error_code ec) const {
+      if (ec || state->socket == nullptr) return;
+      state->fired = true;
+      error_code ignored;
+      state->socket->cancel(ignored);
+    }
+  };
+
+  asio::steady_timer& timer_;
+  std::shared_ptr<State> state_;
+};
+
+// Reads a request head. An idle connection may wait idle_timeout for the request's first byte;
+// from then on the whole head must arrive within header_timeout. A head that came in one piece
+// (nearly all) is parsed at once; only a partial one arms the watchdog, whose expiry cancels the
+// read (rather than closing the socket, as the stream's own timeout would) so that the client
+// still gets its 408 (completes with operation_aborted then).
+asio::awaitable<error_code> read_request_head(Connection& conn, RequestParser& parser, const ServerOptions& options) {
+  if (conn.buffer.size() == 0) {
+    conn.stream.expires_after(options.idle_timeout);
+    auto [ec, n] = co_await conn.stream.async_read_some(conn.buffer.prepare(kFirstReadSize), use_tuple);
+    conn.stream.expires_never();
+    if (ec) co_return ec;
+    conn.buffer.commit(n);
+  }
+  error_code ec;
+  conn.buffer.consume(parser.put(conn.buffer.data(), ec));
+  if (ec != bhttp::error::need_more) co_return ec;
+  HeadWatchdog watchdog(conn.timer, conn.stream.socket(), options.header_timeout);
+  auto [read_ec, n] = co_await bhttp::async_read_header(conn.stream, conn.buffer, parser, use_tuple);
+  if (read_ec && watchdog.fired()) co_return asio::error::operation_aborted;
+  co_return read_ec == asio::error::operation_aborted ? error_code(asio::error::connection_aborted) : read_ec;
+}
+
 asio::awaitable<void> serve_connection(HttpServer& server, tcp::socket socket) {
   Connection conn(server, std::move(socket));
   Frontend& fe = server.frontend();
@@ -361,10 +432,10 @@ asio::awaitable<void> serve_connection(HttpServer& server, tcp::socket socket) {
   try {
     while (!server.stopping()) {
       RequestParser parser;
-      parser.header_limit(kHeaderLimit);
+      parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
       parser.body_limit(options.max_request_body);
+      error_code ec = co_await read_request_head(conn, parser, options);
       conn.stream.expires_after(options.idle_timeout);
-      auto [ec, n] = co_await bhttp::async_read_header(conn.stream, conn.buffer, parser, use_tuple);
       if (!ec && !parser.is_done()) {
         if (iequals(parser.get()[bhttp::field::expect], "100-continue")) {
           std::string_view interim = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -379,7 +450,7 @@ asio::awaitable<void> serve_connection(HttpServer& server, tcp::socket socket) {
       conn.stream.expires_never();
       if (ec) {
         std::string detail;
-        const int status = status_for_read_error(ec, detail, options.max_request_body);
+        const int status = status_for_read_error(ec, detail, options);
         if (status != 0 && parser.got_some()) co_await reject(conn, parser, status, std::move(detail));
         break;
       }
@@ -412,21 +483,74 @@ asio::awaitable<void> serve_connection(HttpServer& server, tcp::socket socket) {
   }
 }
 
+// A connection over the limit: told so with a 503 (the SDKs retry it after Retry-After), the
+// little it may have sent read and dropped (so it sees the answer rather than a reset), closed.
+asio::awaitable<void> refuse_connection(HttpServer& server, tcp::socket socket) {
+  server.refusal_started();
+  beast::tcp_stream stream(std::move(socket));
+  const std::string body = R"({"detail": "tinker-local: too many connections (limit )" +
+                           std::to_string(server.connection_limit()) + R"(); retry later"})";
+  std::string head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ";
+  append_number(head, body.size());
+  head += "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+  stream.expires_after(std::chrono::seconds(1));
+  std::array<asio::const_buffer, 2> buffers{asio::buffer(head), asio::buffer(body)};
+  auto [ec, n] = co_await asio::async_write(stream, buffers, use_tuple);
+  if (!ec) {
+    error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    std::array<char, 4096> sink;
+    for (std::size_t drained = 0; drained < sink.size() * 16;) {
+      auto [read_ec, read] = co_await stream.async_read_some(asio::buffer(sink), use_tuple);
+      if (read_ec) break;
+      drained += read;
+    }
+  }
+  stream.close();
+  server.refusal_ended();
+}
+
+// After a failed accept (out of file descriptors, typically), waits a little instead of spinning.
+asio::awaitable<void> pause_accepting(HttpServer& server, const error_code& ec) {
+  server.frontend().logger.warning("accept failed: " + ec.message() + "; pausing new connections for 100 ms");
+  asio::steady_timer pause(server.acceptor().get_executor(), std::chrono::milliseconds(100));
+  co_await pause.async_wait(use_tuple);
+}
+
 asio::awaitable<void> accept_loop(HttpServer& server) {
   for (;;) {
     auto [ec, socket] = co_await server.acceptor().async_accept(use_tuple);
     if (server.stopping() || !server.acceptor().is_open()) co_return;
     if (ec) {
-      server.frontend().logger.warning("accept failed: " + ec.message());
+      co_await pause_accepting(server, ec);
       continue;
     }
-    asio::co_spawn(server.acceptor().get_executor(), serve_connection(server, std::move(socket)), asio::detached);
+    const auto executor = server.acceptor().get_executor();
+    if (server.connection_count() < server.connection_limit()) {
+      asio::co_spawn(executor, serve_connection(server, std::move(socket)), asio::detached);
+    } else if (server.refusals_in_flight() < kRefusalsInFlight) {
+      asio::co_spawn(executor, refuse_connection(server, std::move(socket)), asio::detached);
+    }  // else: the socket closes here, unanswered
   }
+}
+
+// The connection limit in effect: the option, or what the open-file limit leaves room for.
+std::size_t effective_connection_limit(std::size_t option) {
+  if (option != 0) return option;
+  constexpr std::size_t kReservedDescriptors = 64;  // files, the acceptor, refusals, the model's threads
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return 65536;
+  const auto soft = static_cast<std::size_t>(files.rlim_cur);
+  return soft > 2 * kReservedDescriptors ? soft - kReservedDescriptors : soft / 2;
 }
 
 }  // namespace
 
-HttpServer::HttpServer(asio::io_context& io, Frontend& frontend) : io_(io), frontend_(frontend), acceptor_(io) {}
+HttpServer::HttpServer(asio::io_context& io, Frontend& frontend)
+    : io_(io),
+      frontend_(frontend),
+      acceptor_(io),
+      connection_limit_(effective_connection_limit(frontend.options.max_connections)) {}
 
 HttpServer::~HttpServer() = default;
 

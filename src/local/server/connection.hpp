@@ -1,6 +1,7 @@
 // The HTTP/1.1 listener and connections of tinker-local: Beast parsing with explicit limits,
-// keep-alive, TCP_NODELAY, an idle/header timeout, fault effects on the transport (resets,
-// truncation) and one hand-written response head per answer. Io thread only.
+// keep-alive, TCP_NODELAY, idle and request-head timeouts, a connection limit, fault effects on
+// the transport (resets, truncation) and one hand-written response head per answer. Io thread
+// only.
 #pragma once
 
 #include "local/server/frontend.hpp"
@@ -36,12 +37,21 @@ class HttpServer {
   boost::asio::ip::tcp::acceptor& acceptor() noexcept { return acceptor_; }
   void add(Connection* connection) { connections_.insert(connection); }
   void remove(Connection* connection) { connections_.erase(connection); }
+  std::size_t connection_count() const noexcept { return connections_.size(); }
+  /// ServerOptions::max_connections, or the open-file limit's share when that is 0.
+  std::size_t connection_limit() const noexcept { return connection_limit_; }
+  /// Connections refused over the limit that are still being answered 503.
+  std::size_t refusals_in_flight() const noexcept { return refusals_; }
+  void refusal_started() noexcept { ++refusals_; }
+  void refusal_ended() noexcept { --refusals_; }
 
  private:
   boost::asio::io_context& io_;
   Frontend& frontend_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::unordered_set<Connection*> connections_;
+  std::size_t connection_limit_;
+  std::size_t refusals_ = 0;
   bool stopping_ = false;
 };
 

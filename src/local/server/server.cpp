@@ -50,6 +50,8 @@ void validate(const ServerOptions& options) {
     invalid("path_prefix must start with '/' and not end with '/', got \"" + options.path_prefix + "\"");
   }
   if (options.idle_timeout.count() <= 0) invalid("idle_timeout must be positive");
+  if (options.header_timeout.count() <= 0) invalid("header_timeout must be positive");
+  if (options.max_header_bytes < 1024) invalid("max_header_bytes must be at least 1024");
   for (const auto& [name, id] :
        {std::pair<const char*, const std::string&>("bpe_tokenizer_id", options.bpe_tokenizer_id),
         std::pair<const char*, const std::string&>("sp_tokenizer_id", options.sp_tokenizer_id)}) {

@@ -63,6 +63,12 @@ TEST(CommandLineTest, EveryFlag) {
                                      "/svc",
                                      "--max-request-body",
                                      "1024",
+                                     "--max-header-bytes",
+                                     "4096",
+                                     "--header-timeout-ms",
+                                     "250",
+                                     "--max-connections",
+                                     "16",
                                      "--archive-json",
                                      "--sample-no-retries",
                                      "--no-sample-stuck-detection"});
@@ -85,6 +91,9 @@ TEST(CommandLineTest, EveryFlag) {
   EXPECT_TRUE(o.client_config.pjwt_auth_enabled);
   EXPECT_EQ(o.path_prefix, "/svc");
   EXPECT_EQ(o.max_request_body, 1024u);
+  EXPECT_EQ(o.max_header_bytes, 4096u);
+  EXPECT_EQ(o.header_timeout, std::chrono::milliseconds(250));
+  EXPECT_EQ(o.max_connections, 16u);
   EXPECT_TRUE(o.archive_json_form);
   EXPECT_TRUE(o.client_config.sample_no_retries);
   EXPECT_FALSE(o.client_config.sample_enable_stuck_detection);
