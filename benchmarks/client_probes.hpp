@@ -57,6 +57,7 @@ class SendRecord {
   std::int64_t wall_ns = 0;       ///< steady clock when the call returned
   std::int64_t cpu_ns = 0;        ///< the calling thread's CPU time when the call returned
   std::int64_t cpu_start_ns = 0;  ///< ... and when it was made
+  std::int64_t epoll_ns = 0;      ///< epoll_cpu_ns when it returned
 };
 
 inline thread_local bool counting = false;
@@ -67,6 +68,7 @@ inline std::array<std::size_t, max_large>
 inline constexpr std::size_t max_sends = 1 << 16;
 inline std::array<SendRecord, max_sends> sends;
 inline std::size_t send_count = 0;  ///< total recorded; sends[i % max_sends]
+
 /// Thread CPU spent inside epoll_wait on counting threads: the io loop's waits for the socket, the
 /// kernel side of every suspension.
 inline std::int64_t epoll_cpu_ns = 0;
@@ -97,6 +99,7 @@ inline void note_send(int fd, long result, std::int64_t cpu_start) noexcept {
   SendRecord& r = sends[send_count % max_sends];
   r.fd = fd;
   r.cpu_start_ns = cpu_start;
+  r.epoll_ns = epoll_cpu_ns;
   r.bytes = result;
   r.wall_ns = now_ns(CLOCK_MONOTONIC);
   r.cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);

@@ -214,7 +214,7 @@ inline asio::awaitable<Results> run_steps(tinker::ServiceClient& service, Settin
       cost.to_last_byte_ms = double(last->wall_ns - wall_start) / 1e6;
       cost.cpu_to_last_byte_ms = double(last->cpu_ns - cpu_start) / 1e6;
       cost.send_cpu_ms = double(send_cpu_until(first_send, last, cost.sends)) / 1e6;
-      cost.epoll_cpu_ms = double(probes::epoll_cpu_ns - epoll_start) / 1e6;
+      cost.epoll_cpu_ms = double(last->epoll_ns - epoll_start) / 1e6;
     }
     auto update = co_await training.async_optim_step(tinker::AdamParams(1e-4), tinker::use_awaitable);
     pending.push_back(Pending{std::move(gradients), std::move(update)});
