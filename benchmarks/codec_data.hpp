@@ -39,16 +39,23 @@ inline void report(benchmark::State& state, std::size_t bytes, double numbers) {
   state.counters["numbers"] = numbers;
 }
 
-/// 1024 datums x 512 tokens with target_tokens (int64) and weights (float32): a cookbook SFT batch.
-inline ForwardBackwardRequest make_forward_backward_request() {
+/// The cookbook's SFT step (issue 15): 128 datums x 2048 tokens, as tinker-bench-training-client --sft-shape.
+inline constexpr int sft_datums = 128;
+inline constexpr int sft_tokens = 2048;
+inline constexpr double sft_numbers = double(sft_datums) * sft_tokens * 3;
+
+/// `datums` datums x `tokens` tokens with target_tokens (int64) and weights (float32): a cookbook SFT batch
+/// (by default 1024 x 512).
+inline ForwardBackwardRequest make_forward_backward_request(int datums = fwdbwd_datums,
+                                                            int tokens_per_datum = fwdbwd_tokens) {
   Lcg rng(42);
   std::vector<Datum> data;
-  data.reserve(fwdbwd_datums);
-  for (int d = 0; d < fwdbwd_datums; ++d) {
-    std::vector<TokenId> tokens(fwdbwd_tokens + 1);
+  data.reserve(static_cast<std::size_t>(datums));
+  for (int d = 0; d < datums; ++d) {
+    std::vector<TokenId> tokens(static_cast<std::size_t>(tokens_per_datum) + 1);
     for (auto& t : tokens) t = rng.next_token(151936);
-    std::vector<float> weights(fwdbwd_tokens);
-    for (int i = 0; i < fwdbwd_tokens; ++i) weights[i] = i < 64 ? 0.0f : 1.0f;  // prompt masked
+    std::vector<float> weights(static_cast<std::size_t>(tokens_per_datum));
+    for (int i = 0; i < tokens_per_datum; ++i) weights[i] = i < 64 ? 0.0f : 1.0f;  // prompt masked
     const std::vector<TokenId> input(tokens.begin(), tokens.end() - 1);
     const std::vector<TokenId> targets(tokens.begin() + 1, tokens.end());
     data.emplace_back(ModelInput::from_ints(input), LossFnInputs{{"target_tokens", TensorData::from_tokens(targets)},

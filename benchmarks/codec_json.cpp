@@ -25,6 +25,19 @@ void BM_Json_EncodeForwardBackward(benchmark::State& state) {
 }
 BENCHMARK(BM_Json_EncodeForwardBackward)->Unit(benchmark::kMillisecond);
 
+// The cookbook's SFT step (128 x 2048) as the SDK encodes it: to_json into a fresh string.
+void BM_Json_EncodeSftStep(benchmark::State& state) {
+  const ForwardBackwardRequest request = bench::make_forward_backward_request(bench::sft_datums, bench::sft_tokens);
+  std::size_t size = 0;
+  for (auto _ : state) {
+    const std::string out = to_json(request);
+    size = out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  report(state, size, bench::sft_numbers);
+}
+BENCHMARK(BM_Json_EncodeSftStep)->Unit(benchmark::kMillisecond);
+
 void BM_Json_DecodeForwardBackward(benchmark::State& state) {
   const std::string json = to_json(bench::make_forward_backward_request());
   for (auto _ : state) {

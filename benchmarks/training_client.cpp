@@ -12,6 +12,12 @@
 //                         Goal: median under 2 ms.
 //
 // Usage: tinker-bench-training-client [steps=300] [batch=8] [tokens=64]
+//
+// --sft-shape: the cookbook's SFT step (issue 15), see training_sft.hpp:
+//   tinker-bench-training-client --sft-shape [steps=20] [batch=128] [tokens=2048] [--json] [--zstd] [--depth=2]
+//   [--verbose]
+#include "training_sft.hpp"
+
 #include <tinker/local/server.hpp>
 #include <tinker/tinker.hpp>
 
@@ -27,6 +33,7 @@
 #include <iomanip>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -102,6 +109,7 @@ double percentile(std::vector<double> values, double p) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  if (argc > 1 && std::string_view(argv[1]) == "--sft-shape") return sft::run(argc - 1, argv + 1);
   Settings settings;
   if (argc > 1) settings.steps = std::stoi(argv[1]);
   if (argc > 2) settings.batch = std::stoul(argv[2]);

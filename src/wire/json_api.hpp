@@ -12,12 +12,24 @@
 
 namespace tinker {
 
+namespace wire {
+/// The capacity to reserve before encoding `value`. Request bodies are mostly small: one
+/// allocation up front instead of the 4-5 of growing from empty (a retrieve_future body fits; a
+/// held poll keeps its body, so not more).
+template <class T>
+std::size_t json_capacity_hint(const T&) {
+  return 128;
+}
+/// Bulk requests: an upper bound of their text from the values they carry (json_codec_training.cpp),
+/// so that the body is written once into one buffer instead of being copied at every doubling.
+std::size_t json_capacity_hint(const ForwardBackwardRequest& value);
+std::size_t json_capacity_hint(const ForwardRequest& value);
+}  // namespace wire
+
 template <class T>
 std::string to_json(const T& value) {
   std::string out;
-  // Request bodies are mostly small: one allocation up front instead of the 4-5 of growing from
-  // empty (a retrieve_future body fits; a held poll keeps its body, so not more).
-  out.reserve(128);
+  out.reserve(wire::json_capacity_hint(value));
   wire::encode_json(value, out, /*lenient=*/false);
   return out;
 }

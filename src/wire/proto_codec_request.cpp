@@ -47,26 +47,29 @@ constexpr std::size_t bytes_field(int field, std::size_t payload) {
   return payload == 0 ? 0 : len_field(field, payload);
 }
 
+// Appends to a string whose capacity was reserved for the whole message: appending into
+// reserved capacity writes every byte once, where sizing the string first would zero-fill
+// megabytes only to overwrite them.
 class WireWriter {
  public:
-  explicit WireWriter(char* out) : p_(out) {}
+  explicit WireWriter(std::string& out) : out_(out) {}
 
   void varint(std::uint64_t v) {
+    char bytes[10];
+    std::size_t n = 0;
     while (v >= 0x80) {
-      *p_++ = static_cast<char>(v | 0x80);
+      bytes[n++] = static_cast<char>(v | 0x80);
       v >>= 7;
     }
-    *p_++ = static_cast<char>(v);
+    bytes[n++] = static_cast<char>(v);
+    out_.append(bytes, n);
   }
   void tag(int field, WireType type) { varint((static_cast<std::uint64_t>(field) << 3) | type); }
   void len(int field, std::size_t payload) {
     tag(field, kLengthDelimited);
     varint(payload);
   }
-  void raw(const void* data, std::size_t n) {
-    if (n != 0) std::memcpy(p_, data, n);
-    p_ += n;
-  }
+  void raw(const void* data, std::size_t n) { out_.append(static_cast<const char*>(data), n); }
   void len_bytes(int field, std::string_view bytes) {
     len(field, bytes.size());
     raw(bytes.data(), bytes.size());
@@ -82,10 +85,10 @@ class WireWriter {
     tag(field, kFixed64);
     raw(&value, sizeof value);
   }
-  char* position() const { return p_; }
+  std::size_t written() const { return out_.size(); }
 
  private:
-  char* p_;
+  std::string& out_;
 };
 
 const char* format_text(ImageFormat format) {
@@ -321,9 +324,10 @@ std::string encode_request(const ForwardBackwardRequest& request) {
                 "encoded size " + std::to_string(total) + " bytes exceeds the 2 GiB protobuf limit");
   }
 
-  // Pass 2: write, in field-number order.
-  std::string out(total, '\0');
-  WireWriter w(out.data());
+  // Pass 2: write, in field-number order, into one buffer of exactly the message's size.
+  std::string out;
+  out.reserve(total);
+  WireWriter w(out);
   w.opt_bytes(1, request.model_id);
   if (seq_id != 0) {
     w.tag(2, kVarint);
@@ -344,7 +348,7 @@ std::string encode_request(const ForwardBackwardRequest& request) {
     w.tag(6, kVarint);
     w.varint(1);
   }
-  if (w.position() != out.data() + out.size()) {
+  if (w.written() != total) {
     throw std::logic_error("encode_request: size computation and writer disagree");  // a bug here, not bad input
   }
   return out;

@@ -13,6 +13,7 @@
 #include "client/training/combine.hpp"
 #include "client/training/state.hpp"
 #include "types/exception_error.hpp"
+#include "types/tensor_checks.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -135,16 +136,25 @@ asio::awaitable<std::optional<std::size_t>> submit_chunks(TrainingPtr t, Ticket 
   co_return first_failure;
 }
 
+// Every loss input must be well-formed and finite before anything is sent (JSON cannot carry NaN).
+// The field path is only put together for the error: this runs over every tensor of every batch.
+void validate_loss_inputs(const std::vector<Datum>& data) {
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    for (const auto& [key, tensor] : data[i].loss_fn_inputs) {
+      const std::string problem = detail::tensor_problem(tensor);
+      if (!problem.empty()) {
+        throw error(errc::invalid_argument, "data[" + std::to_string(i) + "].loss_fn_inputs." + key + ": " + problem);
+      }
+    }
+  }
+}
+
 asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwardInput input, bool forward_only,
                                      diagnostics& diag) {
   const SteadyTime started = std::chrono::steady_clock::now();
   std::vector<ForwardBackwardInput> inputs;
   try {
-    for (std::size_t i = 0; i < input.data.size(); ++i) {
-      for (const auto& [key, tensor] : input.data[i].loss_fn_inputs) {
-        tensor.validate("data[" + std::to_string(i) + "].loss_fn_inputs." + key);
-      }
-    }
+    validate_loss_inputs(input.data);
     const auto ranges = split_into_chunks(input.data, chunk_limits(*t));
     inputs = take_chunk_inputs(std::move(input), ranges);
   } catch (const error&) {

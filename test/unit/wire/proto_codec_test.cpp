@@ -99,6 +99,13 @@ TEST(ProtoGolden, RequestEncodesToPythonBytes) {
   EXPECT_EQ(to_protobuf(golden_forward_only_request()), read_golden("fb_request_forward_only.bin"));
 }
 
+// The request is written once, into a buffer of exactly its size: no growth copies, no spare room
+// held while the body waits to be sent (doc/performance.md#training-path).
+TEST(ProtoEncode, RequestFillsOneExactlySizedBuffer) {
+  const std::string body = to_protobuf(golden_request());
+  EXPECT_EQ(body.capacity(), body.size());
+}
+
 TEST(ProtoGolden, RequestDecodesFromPythonBytes) {
   EXPECT_EQ(from_protobuf<ForwardBackwardRequest>(read_golden("fb_request.bin")), golden_request());
   EXPECT_EQ(from_protobuf<ForwardBackwardRequest>(read_golden("fb_request_forward_only.bin")),
