@@ -82,12 +82,27 @@ awaitable<CallOutcome> send(http::HttpClient& client, http::Request request, dia
   return send_layer_one(client, std::move(request), diag);
 }
 
+// The plan's layer-2 settings, or for a layer-1-only call settings that only send an unreadable
+// answer's call again.
+LayerTwoSettings settings_of(const RetryPlan& plan) {
+  if (plan.l2 != nullptr) return *plan.l2;
+  LayerTwoSettings settings;
+  settings.retry_failures = false;
+  return settings;
+}
+
+// Decodes `out` inside the retry loop, so that an answer that cannot be read is asked for again
+// (doc/protocol.md#layer-2-submits).
 template <class Out>
 awaitable<error_code> call_json(http::HttpClient& client, http::Request request, Out& out, diagnostics& diag,
                                 RetryPlan plan) {
-  auto [ec, response] = co_await send(client, std::move(request), diag, plan);
-  if (ec) co_return ec;
-  co_return decode_json_response(response, out, diag);
+  LayerTwoSettings settings = settings_of(plan);
+  settings.accept = [&out](const http::Response& response, diagnostics& decode_diag) {
+    return decode_json_response(response, out, decode_diag);
+  };
+  request.max_retries = plan.l1_retries;
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(settings));
+  co_return ec;
 }
 
 // Calls whose answer carries nothing the SDK uses (heartbeat, telemetry): only the status counts.
@@ -260,10 +275,12 @@ awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& req
   http_request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
   // Layer 2 only (no layer-1 retries), awaited here rather than through call_json: one coroutine
   // frame less per sample.
+  l2.accept = [&ticket](const http::Response& response, diagnostics& decode_diag) {
+    return decode_json_response(response, ticket, decode_diag);
+  };
   const RetryPlan plan(0, &l2);
   auto [ec, response] = co_await send(client, std::move(http_request), diag, plan);
-  if (ec) co_return ec;
-  co_return decode_json_response(response, ticket, diag);
+  co_return ec;
 }
 
 }  // namespace tinker::api

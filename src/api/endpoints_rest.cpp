@@ -97,12 +97,16 @@ awaitable<CallOutcome> archive_attempts(http::HttpClient& client, const http::Re
   }
 }
 
+// Decodes inside the retry loop: an answer that cannot be read is asked for again
+// (doc/protocol.md#layer-2-submits).
 template <class Out>
 awaitable<error_code> call_json(http::HttpClient& client, http::Request request, Out& out, diagnostics& diag,
                                 LayerTwoSettings l2) {
-  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, l2);
-  if (ec) co_return ec;
-  co_return decode_json_response(response, out, diag);
+  l2.accept = [&out](const http::Response& response, diagnostics& decode_diag) {
+    return decode_json_response(response, out, decode_diag);
+  };
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
+  co_return ec;
 }
 
 // Calls answered with an empty (or ignored) body: only the status counts (doc/rest.md#calls).
@@ -247,9 +251,12 @@ awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std
   l2.attempt = [building](http::HttpClient& c, const http::Request& r, diagnostics& d) {
     return archive_attempts(c, r, d, *building);
   };
+  http::Clock* clock = &client.clock();
+  l2.accept = [clock, &out](const http::Response& response, diagnostics& decode_diag) {
+    return decode_archive_answer(response, clock->now(), out, decode_diag);
+  };
   auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
-  if (ec) co_return ec;
-  co_return decode_archive_answer(response, client.clock().now(), out, diag);
+  co_return ec;
 }
 
 awaitable<error_code> list_sessions(http::HttpClient& client, const ListSessionsOptions& options,

@@ -36,6 +36,24 @@ bool BillingPause::should_warn(std::chrono::system_clock::time_point now) {
   return true;
 }
 
+namespace {
+
+bool is_unreadable(const boost::system::error_code& ec) {
+  return ec == errc::decode_error || ec == errc::protocol_error;
+}
+
+// The warning for an answer that is sent for again: what was wrong, the server's request id.
+std::string unreadable_line(const http::Request& request, const diagnostics& decode_diag, int unreadable,
+                            milliseconds delay) {
+  std::string line = request.path + ": the answer could not be read (" + decode_diag.message + ")";
+  if (!decode_diag.request_id.empty()) line += " (request id " + decode_diag.request_id + ")";
+  line += "; sending the call again in " + std::to_string(delay.count()) + " ms (" + std::to_string(unreadable) +
+          " of " + std::to_string(max_unreadable_answers) + ")";
+  return line;
+}
+
+}  // namespace
+
 asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request, diagnostics& diag,
                                                   LayerTwoSettings settings) {
   if (request.method != http::Method::get && request.idempotency_key.empty()) {
@@ -45,6 +63,7 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
   const RetryOptions& retry = client.options().retry;
   const auto start = clock.now();
   int failures = 0;
+  int unreadable = 0;
   for (;;) {
     CallOutcome outcome;
     if (settings.attempt) {
@@ -53,9 +72,22 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
       // Inside this coroutine, on its request (no copy, no co_spawn, no wrapper frame).
       outcome = co_await client.send(request, &diag);
     }
-    const boost::system::error_code ec = std::get<0>(outcome);
+    boost::system::error_code ec = std::get<0>(outcome);
+    if (!ec && settings.accept) {
+      diagnostics decode_diag;
+      ec = settings.accept(std::get<1>(outcome), decode_diag);
+      if (ec && is_unreadable(ec) && unreadable < max_unreadable_answers) {
+        const milliseconds delay = milliseconds(100) * (1 << unreadable++);
+        if (settings.warn) settings.warn(unreadable_line(request, decode_diag, unreadable, delay));
+        if (co_await http::sleep_for(clock, delay)) co_return CallOutcome{make_error_code(errc::cancelled), {}};
+        continue;
+      }
+      if (ec) diag = std::move(decode_diag);
+      co_return CallOutcome{ec, std::move(std::get<1>(outcome))};
+    }
     if (!ec) diag.clear();  // details of an earlier, retried failure no longer apply
     if (!ec || ec == errc::cancelled) co_return outcome;
+    if (!settings.retry_failures) co_return outcome;
     if (ec == errc::conflict && settings.conflict_is_final) co_return outcome;
     const bool backpressure = ec == errc::rate_limited || ec == errc::payment_required;
     if (backpressure && settings.return_backpressure) co_return outcome;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 namespace tinker::api {
@@ -55,7 +56,19 @@ class LayerTwoSettings {
   /// The sampling submit (doc/sampling.md#sampling) paces itself on backpressure: a 429 and a 402 come back
   /// to the caller at once instead of being retried or paused here.
   bool return_backpressure = false;
+  /// False: failed attempts are not sent again here (a layer-1-only call); unreadable answers
+  /// still are (see `accept`).
+  bool retry_failures = true;
+  /// Decodes a successful answer. When it fails with decode_error or protocol_error (a body cut
+  /// short or garbled on the way), the call is sent again with the same idempotency key, at most
+  /// max_unreadable_answers times, waiting 100 ms, 200 ms, ... in between (doc/protocol.md#layer-2-submits).
+  std::function<boost::system::error_code(const http::Response&, diagnostics&)> accept;
+  /// Hears a line for each answer sent again because it was unreadable (the holder's log, warning).
+  std::function<void(std::string_view)> warn;
 };
+
+/// How many unreadable answers in a row a call is sent again after.
+inline constexpr int max_unreadable_answers = 3;
 
 /// Sends `request` through `client` with layer-2 retries. `diag` receives the details of the
 /// final failure. The request's idempotency key is fixed before the first attempt.

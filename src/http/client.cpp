@@ -324,7 +324,7 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
         call.pool->release(std::move(lease->connection), !result.error && result.reusable);
         if (tries > 0 || !closed_while_idle(result, was_idle)) break;  // else once more, on a new connection
       }
-      const boost::system::error_code ec = attempt_error(result.error, result.response.status, request.accept_redirect);
+      const boost::system::error_code ec = attempt_error(result.error, result.response, request.accept_redirect);
       if (!ec) co_return Outcome{ec, std::move(result.response)};
       const std::optional<std::chrono::milliseconds> delay =
           next_attempt_delay(ec, result.response, attempt_index, call.max_retries);

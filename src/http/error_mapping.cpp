@@ -184,4 +184,12 @@ boost::system::error_code attempt_error(const boost::system::error_code& transpo
   return error_for_status(status);
 }
 
+boost::system::error_code attempt_error(const boost::system::error_code& transport_error, const Response& response,
+                                        bool accept_redirect) noexcept {
+  if (!transport_error && response.status == 400 && response.body.empty()) {
+    return make_error_code(errc::connection_failed);
+  }
+  return attempt_error(transport_error, response.status, accept_redirect);
+}
+
 }  // namespace tinker::http

@@ -42,5 +42,10 @@ boost::system::error_code error_for_status(int status) noexcept;
 /// redirects, which are never followed), else error_for_status(status).
 boost::system::error_code attempt_error(const boost::system::error_code& transport_error, int status,
                                         bool accept_redirect) noexcept;
+/// As above for a whole response, where a bare 400 (no body: Content-Length 0 or absent) is what a
+/// proxy injects rather than the server's verdict: errc::connection_failed, retried like a dropped
+/// connection (as the Python SDK's pool does, doc/protocol.md#choices-where-the-protocol-was-open).
+boost::system::error_code attempt_error(const boost::system::error_code& transport_error, const Response& response,
+                                        bool accept_redirect) noexcept;
 
 }  // namespace tinker::http

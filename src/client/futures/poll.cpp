@@ -20,6 +20,11 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 constexpr int max_bad_request_retries = 3;
+// A 200 whose body is neither a result nor a status (cut short behind a proxy, garbled): asking
+// again is safe, so the loop does, this many times in a row, waiting unreadable_backoff_base,
+// then twice that, and so on, before the operation fails (doc/protocol.md#layer-4-future-polling).
+constexpr int max_unreadable_answers = 5;
+constexpr milliseconds unreadable_backoff_base{100};
 constexpr seconds max_backoff{30};
 constexpr seconds warning_interval{60};
 
@@ -148,6 +153,7 @@ class PollLoop {
   Step on_success_status(http::Response response) {
     connection_error_retries_ = 0;
     const PollAnswer answer = classify_answer(response);
+    if (answer.kind != AnswerKind::malformed) unreadable_answers_ = 0;
     switch (answer.kind) {
       case AnswerKind::result: {
         PollOutcome outcome;
@@ -174,12 +180,27 @@ class PollLoop {
       }
       case AnswerKind::malformed: break;
     }
+    std::string message = "retrieve_future answered something that is neither a result nor a status: " +
+                          answer.problem + " (content type '" + std::string(response.content_type()) + "')";
+    if (unreadable_answers_ < max_unreadable_answers) return ask_again_after_unreadable(response, message);
     const bool json_or_unlabelled = response.is_json() || response.content_type().empty();
     const errc code = json_or_unlabelled ? errc::decode_error : errc::protocol_error;
-    std::string message =
-        "retrieve_future answered something that is neither a result nor a status: " + answer.problem +
-        " (content type '" + std::string(response.content_type()) + "')";
+    message += "; " + std::to_string(unreadable_answers_ + 1) + " such answers in a row";
     return Step::finish(answer_failure(code, response, std::move(message)));
+  }
+
+  Step ask_again_after_unreadable(const http::Response& response, const std::string& problem) {
+    const milliseconds delay = unreadable_backoff_base * (1 << unreadable_answers_);
+    ++unreadable_answers_;
+    if (request_.warn) {
+      std::string line = "future " + request_.request_id + ": " + problem;
+      const std::string_view server_id = response.header("x-request-id");
+      if (!server_id.empty()) line += " (request id " + std::string(server_id) + ")";
+      line += "; asking again in " + std::to_string(delay.count()) + " ms (" + std::to_string(unreadable_answers_) +
+              " of " + std::to_string(max_unreadable_answers) + ")";
+      request_.warn(line);
+    }
+    return Step::sleep(delay);
   }
 
   PollOutcome answer_failure(errc code, const http::Response& response, std::string message) const {
@@ -248,6 +269,7 @@ class PollLoop {
   bool read_timeout_is_deadline_ = false;
   int connection_error_retries_ = 0;
   int bad_request_retries_ = 0;
+  int unreadable_answers_ = 0;  ///< consecutive answers that were neither a result nor a status
   std::optional<TimePoint> last_warning_;
 };
 

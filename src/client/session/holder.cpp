@@ -136,6 +136,7 @@ std::int64_t ClientHolder::next_sampling_seq_id() noexcept {
 api::LayerTwoSettings ClientHolder::layer_two() noexcept {
   api::LayerTwoSettings settings;
   settings.billing = &impl_->billing;
+  settings.warn = [this](std::string_view line) { log(LogLevel::warning, line); };
   if (impl_->config) {
     settings.billing_max_pause = std::chrono::seconds(impl_->config->billing_exception_max_pause_duration_sec);
   }

@@ -232,8 +232,10 @@ TEST_F(TrainingClientTest, BadInputIsRefusedBeforeSendingAndUsesNoSeqId) {
 TEST_F(TrainingClientTest, ARequestTheServerRefusesIsAnErrorWithItsRequestIdAndLeavesNoGap) {
   auto service = make_service_client();
   TrainingClient training = run(create_training(*service));
+  // 422 with its {"detail"} body: the server's verdict (a bare 400 without a body would be taken
+  // for a proxy's connection fault and retried).
   local::FaultRule refuse("forward_backward", local::FaultKind::status);
-  refuse.status = 400;
+  refuse.status = 422;
   refuse.on_calls = {1};
   server->set_faults({refuse});
 
@@ -242,11 +244,11 @@ TEST_F(TrainingClientTest, ARequestTheServerRefusesIsAnErrorWithItsRequestIdAndL
                                                  asio::use_future);
   try {
     run_until_ready(io, refused);
-    FAIL() << "a 400 must be an error";
+    FAIL() << "a 422 must be an error";
   } catch (const boost::system::system_error& e) {
-    EXPECT_EQ(e.code(), errc::bad_request);
+    EXPECT_EQ(e.code(), errc::unprocessable_entity);
   }
-  EXPECT_EQ(diag.http_status, 400);
+  EXPECT_EQ(diag.http_status, 422);
   EXPECT_FALSE(diag.request_id.empty());
 
   auto step = training.async_optim_step(AdamParams(1e-3), asio::use_future);

@@ -44,6 +44,12 @@ TEST(HttpErrorMapping, AttemptErrorClassifiesOneAttempt) {
   EXPECT_FALSE(attempt_error(none, 302, true));                       // unless the caller wants the 3xx
   EXPECT_EQ(attempt_error(none, 404, true), make_error_code(errc::not_found));
   EXPECT_EQ(attempt_error(none, 503, false), make_error_code(errc::server_error));
+  // A 400 without a body is a proxy's connection fault; with the server's body it is its verdict.
+  Response bare;
+  bare.status = 400;
+  EXPECT_EQ(attempt_error(none, bare, false), make_error_code(errc::connection_failed));
+  bare.body = R"({"detail":"bad seq_id"})";
+  EXPECT_EQ(attempt_error(none, bare, false), make_error_code(errc::bad_request));
   // A transport error wins over whatever status there is.
   EXPECT_EQ(attempt_error(make_error_code(errc::timeout), 0, false), make_error_code(errc::timeout));
   EXPECT_EQ(attempt_error(make_error_code(errc::response_too_large), 200, false),

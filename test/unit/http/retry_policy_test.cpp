@@ -222,6 +222,9 @@ TEST(HttpRetryLayer1, ResponsesRetryByStatusAndShouldRetryHeader) {
   EXPECT_FALSE(layer1_should_retry(make_error_code(errc::bad_request), refused));
   refused.headers.emplace_back("x-should-retry", "true");
   EXPECT_TRUE(layer1_should_retry(make_error_code(errc::bad_request), refused));
+  Response bare;  // a bare 400, which attempt_error makes a connection fault
+  bare.status = 400;
+  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::connection_failed), bare));
   overloaded.headers.emplace_back("x-should-retry", "false");
   EXPECT_FALSE(layer1_should_retry(make_error_code(errc::server_error), overloaded));
 }
