@@ -117,7 +117,7 @@ class PreparedCall {
   // Storage for the views above, when the request does not hold what they show.
   std::shared_ptr<const std::string> base_lines;           ///< kept: set_credential may replace the client's meanwhile
   std::array<char, idempotency_key_size> generated_key{};  ///< every poll needs a key: no heap string
-  std::string joined_path;  ///< under a base URL with a path prefix
+  std::string joined_path;                                 ///< under a base URL with a path prefix
   std::string compressed_body;
   std::unique_ptr<Target> absolute_target;  ///< storage downloads only
   std::string absolute_lines;
