@@ -97,7 +97,9 @@ class PreparedCall {
     WireRequest wire;
     wire.method = method;
     wire.target = target_path;
-    wire.header_blocks = {origin_lines, call_lines, attempt_lines};
+    wire.origin_lines = origin_lines;
+    wire.call = call_headers;
+    wire.attempt_lines = attempt_lines;
     wire.body = body;
     return wire;
   }
@@ -105,16 +107,17 @@ class PreparedCall {
   Method method = Method::get;
   const Target* target = nullptr;  ///< the base URL, or absolute_target
   ConnectionPool* pool = nullptr;  ///< the pool of the target's origin and the request's purpose
-  std::string target_path;
-  std::string_view origin_lines;  ///< Host, standard headers, credential (base_lines, or absolute_lines)
-  std::string call_lines;
-  std::string_view body;  ///< the request's, or compressed_body
+  std::string_view target_path;    ///< the request's path, or joined_path
+  std::string_view origin_lines;   ///< Host, standard headers, credential (base_lines, or absolute_lines)
+  CallHeaders call_headers;        ///< checked; formatted into each attempt's head
+  std::string_view body;           ///< the request's, or compressed_body
   ExchangeLimits limits;
   int max_retries = 0;
 
   // Storage for the views above, when the request does not hold what they show.
   std::shared_ptr<const std::string> base_lines;           ///< kept: set_credential may replace the client's meanwhile
   std::array<char, idempotency_key_size> generated_key{};  ///< every poll needs a key: no heap string
+  std::string joined_path;                                 ///< under a base URL with a path prefix
   std::string compressed_body;
   std::unique_ptr<Target> absolute_target;  ///< storage downloads only
   std::string absolute_lines;
@@ -154,6 +157,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
 
  private:
   void prepare_call(const Request& request, PreparedCall& call);
+  std::string_view target_under_base(const std::string& path, std::string& joined) const;
   std::optional<std::chrono::milliseconds> next_attempt_delay(boost::system::error_code ec, const Response& response,
                                                               int attempt_index, int max_retries) const;
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
@@ -241,6 +245,15 @@ void HttpClient::Impl::set_credential(Secret credential) {
   }
 }
 
+// The origin-form target of `path` under the base URL: the path itself when the base URL has
+// no path prefix (the usual case, and no string to build), else join_path's, kept in `joined`.
+std::string_view HttpClient::Impl::target_under_base(const std::string& path, std::string& joined) const {
+  const bool root = base_.path.empty() || base_.path == "/";
+  if (root && path.starts_with('/')) return path;
+  joined = join_path(base_.path, path);
+  return joined;
+}
+
 // Step 1, request building. The caller's request stays untouched (layer 2 re-sends it): a
 // generated idempotency key and a compressed body go into `call`. Header lines are checked
 // for line breaks here, before any connection is taken.
@@ -263,14 +276,17 @@ void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) 
     call.target = &base_;
     call.base_lines = base_header_lines_;
     call.origin_lines = *call.base_lines;
-    call.target_path = join_path(base_.path, request.path);
+    call.target_path = target_under_base(request.path, call.joined_path);
   }
   call.method = request.method;
   call.limits.timeout = request.timeout.value_or(options_.timeouts.request);
   call.limits.max_body = options_.limits.max_response_body;
   call.limits.max_header = options_.limits.max_response_header;
   call.max_retries = request.max_retries.value_or(options_.retry.max_retries);
-  call.call_lines = call_header_lines(request, idempotency_key, call.limits.timeout);
+  call.call_headers.request = &request;
+  call.call_headers.idempotency_key = idempotency_key;
+  call.call_headers.read_timeout = call.limits.timeout;
+  check_call_headers(call.call_headers);
   call.pool = &pool_for(*call.target, request.pool);
 }
 

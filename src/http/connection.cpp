@@ -7,6 +7,7 @@
 #include "http/ascii.hpp"
 #include "http/connection_stream.hpp"
 #include "http/proxy.hpp"
+#include "http/request_assembly.hpp"
 #include "http/tls.hpp"
 
 #include <tinker/error.hpp>
@@ -72,14 +73,15 @@ void write_head(std::string& head, const WireRequest& request) {
   head.clear();
   // Exactly the first head's size (the connection keeps the buffer): doubling growth would hold
   // up to twice that per open connection.
-  std::size_t size = 64 + request.target.size();
-  for (const std::string_view block : request.header_blocks) size += block.size();
-  head.reserve(size);
+  head.reserve(64 + request.target.size() + request.origin_lines.size() + call_header_lines_size(request.call) +
+               request.attempt_lines.size());
   head += to_string(request.method);
   head += ' ';
   head += request.target;
   head += " HTTP/1.1\r\n";
-  for (const std::string_view block : request.header_blocks) head += block;
+  head += request.origin_lines;
+  append_call_header_lines(head, request.call);
+  head += request.attempt_lines;
   if (request.method != Method::get || !request.body.empty()) {
     head += "Content-Length: ";
     head += std::to_string(request.body.size());

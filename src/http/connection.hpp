@@ -61,16 +61,29 @@ class ConnectResult {
 boost::asio::awaitable<ConnectResult> connect(boost::asio::any_io_executor executor, Endpoint endpoint,
                                               const ConnectSettings& settings);
 
-/// What goes on the wire for one attempt.
+/// The header lines of one logical call, the same for every attempt (request_assembly.hpp
+/// checks and formats them): they are written straight into the connection's head buffer, so a
+/// call needs no string of its own for them.
+class CallHeaders {
+ public:
+  CallHeaders() = default;
+  const Request* request = nullptr;  ///< media types, compression, extra headers; null: none
+  std::string_view idempotency_key;  ///< not sent on GET
+  std::chrono::milliseconds read_timeout{0};
+};
+
+/// What goes on the wire for one attempt. The header lines come in blocks that change at
+/// different rates: per origin (Host, standard headers, credential: already formatted as
+/// "Name: value\r\n"), per logical call, per attempt (formatted). Everything viewed here must
+/// outlive the exchange.
 class WireRequest {
  public:
   WireRequest() = default;
   Method method = Method::get;
   std::string_view target;  ///< origin-form: "/prefix/api/v1/..."
-  /// Header lines already formatted as "Name: value\r\n", in blocks that change at different
-  /// rates: per origin (Host, standard headers, credential), per logical call, per attempt.
-  /// All of them, the target and the body must outlive the exchange.
-  std::array<std::string_view, 3> header_blocks;
+  std::string_view origin_lines;
+  CallHeaders call;
+  std::string_view attempt_lines;
   std::string_view body;
 };
 

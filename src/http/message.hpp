@@ -2,6 +2,8 @@
 // sees Beast and OpenSSL).
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -56,7 +58,9 @@ class Request {
   /// string, so that a request does not allocate for them.
   std::string_view content_type;  ///< empty: no Content-Type header (GET)
   std::string_view accept = "application/json";
-  std::vector<RequestHeader> headers;  ///< extra headers (poll headers, backpressure, ...)
+  /// Extra headers (poll headers, backpressure, ...): at most three per request on the hot
+  /// paths, kept in place so that building a request does not allocate for them.
+  boost::container::small_vector<RequestHeader, 3> headers;
   /// Layer-1 retries for this call; empty = ClientOptions::retry.max_retries. Some endpoints use 0
   /// (the "L1" column of doc/protocol.md#endpoints).
   std::optional<int> max_retries;

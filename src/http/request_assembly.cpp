@@ -40,27 +40,49 @@ std::string origin_header_lines(const Endpoint& endpoint, const std::vector<Head
   return lines;
 }
 
-std::string call_header_lines(const Request& request, std::string_view idempotency_key,
-                              std::chrono::milliseconds timeout) {
-  std::string lines;
-  // One allocation: the fixed names and values take well under 256 bytes.
-  std::size_t extra = 256 + request.accept.size() + request.content_type.size() + idempotency_key.size();
-  for (const RequestHeader& header : request.headers) extra += header.name.size() + header.value.size() + 4;
-  lines.reserve(extra);
-  const auto add = [&lines](std::string_view name, std::string_view value) {
+void check_call_headers(const CallHeaders& call) {
+  const Request& request = *call.request;
+  const auto check = [](std::string_view name, std::string_view value) {
     if (!is_safe_header(name, value)) {
       throw error(errc::invalid_argument, "request header '" + std::string(name) + "' contains a line break");
     }
-    append_header_line(lines, name, value);
   };
+  if (request.method != Method::get) check("X-Idempotency-Key", call.idempotency_key);
+  for (const RequestHeader& header : request.headers) check(header.name, header.value);
+}
+
+std::size_t call_header_lines_size(const CallHeaders& call) noexcept {
+  if (call.request == nullptr) return 0;
+  const Request& request = *call.request;
+  // The fixed names and values take well under 256 bytes.
+  std::size_t size = 256 + request.accept.size() + request.content_type.size() + call.idempotency_key.size();
+  for (const RequestHeader& header : request.headers) size += header.name.size() + header.value.size() + 4;
+  return size;
+}
+
+void append_call_header_lines(std::string& out, const CallHeaders& call) {
+  if (call.request == nullptr) return;
+  const Request& request = *call.request;
   // Media types are constants of the SDK (message.hpp), like the names and values formatted
   // here: they need no check.
-  append_header_line(lines, "Accept", request.accept);
-  if (!request.content_type.empty()) append_header_line(lines, "Content-Type", request.content_type);
-  if (request.compress_zstd) append_header_line(lines, "Content-Encoding", "zstd");
-  if (request.method != Method::get) add("X-Idempotency-Key", idempotency_key);
-  append_header_line(lines, "x-stainless-read-timeout", seconds_text(timeout));
-  for (const RequestHeader& header : request.headers) add(header.name, header.value);
+  append_header_line(out, "Accept", request.accept);
+  if (!request.content_type.empty()) append_header_line(out, "Content-Type", request.content_type);
+  if (request.compress_zstd) append_header_line(out, "Content-Encoding", "zstd");
+  if (request.method != Method::get) append_header_line(out, "X-Idempotency-Key", call.idempotency_key);
+  append_header_line(out, "x-stainless-read-timeout", seconds_text(call.read_timeout));
+  for (const RequestHeader& header : request.headers) append_header_line(out, header.name, header.value);
+}
+
+std::string call_header_lines(const Request& request, std::string_view idempotency_key,
+                              std::chrono::milliseconds timeout) {
+  CallHeaders call;
+  call.request = &request;
+  call.idempotency_key = idempotency_key;
+  call.read_timeout = timeout;
+  check_call_headers(call);
+  std::string lines;
+  lines.reserve(call_header_lines_size(call));
+  append_call_header_lines(lines, call);
   return lines;
 }
 

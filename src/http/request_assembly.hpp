@@ -37,10 +37,21 @@ std::string seconds_text(std::chrono::milliseconds duration);
 std::string origin_header_lines(const Endpoint& endpoint, const std::vector<Header>& standard_headers,
                                 std::string_view credential);
 
-/// The lines that stay the same for every attempt of one call: Accept, Content-Type,
+/// Throws tinker::error (invalid_argument) when the call's idempotency key or one of its extra
+/// headers holds a line break (header injection): run before a connection is taken, so that
+/// nothing is sent.
+void check_call_headers(const CallHeaders& call);
+
+/// Appends the lines that stay the same for every attempt of one call: Accept, Content-Type,
 /// Content-Encoding, X-Idempotency-Key (not on GET), x-stainless-read-timeout and the request's
-/// extra headers, in one allocation. Throws tinker::error (invalid_argument) when an idempotency key
-/// or an extra header holds a line break (header injection), before anything is sent.
+/// extra headers. Nothing for a CallHeaders without a request. Checks nothing (check_call_headers
+/// did): it runs for every attempt, writing into the connection's head buffer.
+void append_call_header_lines(std::string& out, const CallHeaders& call);
+
+/// At least the size of what append_call_header_lines appends (to reserve it in one piece).
+std::size_t call_header_lines_size(const CallHeaders& call) noexcept;
+
+/// check_call_headers, then the lines of append_call_header_lines in a string of their own.
 std::string call_header_lines(const Request& request, std::string_view idempotency_key,
                               std::chrono::milliseconds timeout);
 

@@ -74,7 +74,7 @@ bool FutureCore::ready() const {
 }
 
 void FutureCore::settle(boost::system::error_code code, diagnostics diag, ErasedResult result) {
-  std::vector<Waiter> waiters;
+  boost::container::small_vector<Waiter, 1> waiters;
   {
     std::lock_guard lock(mutex_);
     if (ready_) return;

@@ -14,6 +14,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include <chrono>
 #include <condition_variable>
@@ -87,7 +88,8 @@ class FutureCore : public std::enable_shared_from_this<FutureCore> {
   boost::system::error_code code_;
   diagnostics diag_;
   ErasedResult result_;
-  std::vector<Waiter> waiters_;
+  /// Almost always one (the caller awaiting the future): kept in place, not on the heap.
+  boost::container::small_vector<Waiter, 1> waiters_;
   std::uint64_t next_waiter_id_ = 0;
 
   std::string request_id_;

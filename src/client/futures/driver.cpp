@@ -17,11 +17,15 @@ namespace {
 namespace asio = boost::asio;
 
 // Io thread: registers the task with the holder (ServiceClient shutdown cancels it) and makes
-// Future::cancel cancel it too. Returns the holder's id for the task.
+// Future::cancel cancel it too. Returns the holder's id for the task. The hooks hold a plain
+// pointer (small enough for std::function to store without an allocation): the task owns
+// `control` until it unregisters, and the core drops its hook when it settles, which the task
+// makes sure of before it ends.
 std::uint64_t register_cancellable(ClientHolder& holder, FutureCore& core,
                                    const std::shared_ptr<TaskControl>& control) {
-  const std::uint64_t task_id = holder.register_task([control] { control->cancel(); });
-  core.set_cancel_hook([control] { control->cancel(); });
+  TaskControl* task = control.get();
+  const std::uint64_t task_id = holder.register_task([task] { task->cancel(); });
+  core.set_cancel_hook([task] { task->cancel(); });
   return task_id;
 }
 
@@ -36,11 +40,34 @@ detail::ExceptionMapping task_exceptions() {
   return mapping;
 }
 
+// Takes the task's hooks back when its coroutine ends, also when the frame is destroyed
+// without finishing (an io_context shut down with the task suspended): they point at the
+// control, which goes with the frame.
+class TaskRegistration {
+ public:
+  TaskRegistration(ClientHolder& holder, FutureCore& core, TaskControl& control, std::uint64_t task_id)
+      : holder_(holder), core_(core), control_(control), task_id_(task_id) {}
+  TaskRegistration(const TaskRegistration&) = delete;
+  TaskRegistration& operator=(const TaskRegistration&) = delete;
+  ~TaskRegistration() {
+    control_.finished = true;
+    core_.set_cancel_hook(nullptr);  // settle() dropped it already, unless the task never finished
+    holder_.unregister_task(task_id_);
+  }
+
+ private:
+  ClientHolder& holder_;
+  FutureCore& core_;
+  TaskControl& control_;
+  std::uint64_t task_id_;
+};
+
 // `task_id` empty: the task registers itself here, on the io thread (spawn_task_from_any_thread).
 asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                                std::shared_ptr<TaskControl> control, std::optional<std::uint64_t> task_id,
                                asio::awaitable<void> work) {
   if (!task_id) task_id = register_cancellable(*holder, *core, control);
+  const TaskRegistration registration(*holder, *core, *control, *task_id);
   try {
     co_await std::move(work);
   } catch (const std::exception&) {
@@ -53,8 +80,6 @@ asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared
     diag.message = "the operation's background task ended without a result";
     core->set_error(make_error_code(errc::cancelled), diag);
   }
-  control->finished = true;
-  holder->unregister_task(*task_id);
 }
 
 // Choice: a deferred first poll waits at most this long for its start signal, so a result
@@ -79,15 +104,15 @@ asio::awaitable<void> poll_many(ClientHolder& holder, std::shared_ptr<FutureCore
 
 }  // namespace
 
+// Plain pointers in the callbacks (no allocation for the std::functions): the task that runs
+// the poll owns the holder and the core until the poll has ended.
 void attach(PollRequest& request, ClientHolder& holder, const std::shared_ptr<FutureCore>& core) {
-  std::weak_ptr<FutureCore> weak_core = core;
-  request.on_queue_state = [weak_core](const QueueStateReport& report) {
-    if (auto c = weak_core.lock()) c->note_queue_state(report.state, report.reason);
+  FutureCore* observed = core.get();
+  request.on_queue_state = [observed](const QueueStateReport& report) {
+    observed->note_queue_state(report.state, report.reason);
   };
-  std::weak_ptr<ClientHolder> weak_holder = holder.weak_from_this();
-  request.warn = [weak_holder](const std::string& line) {
-    if (auto h = weak_holder.lock()) h->log(LogLevel::warning, line);
-  };
+  ClientHolder* logger = &holder;
+  request.warn = [logger](const std::string& line) { logger->log(LogLevel::warning, line); };
   request.billing = &holder.billing();
   request.response_budget = &holder.response_budget();
   request.billing_max_pause = std::chrono::seconds(holder.config().billing_exception_max_pause_duration_sec);

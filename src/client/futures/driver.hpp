@@ -43,7 +43,8 @@ void settle_with(detail::FutureCore& core, boost::system::error_code error, diag
 }
 
 /// Fills in the parts of a PollRequest that come from the holder and the future: the
-/// queue-state observer, the warning sink, the billing pause.
+/// queue-state observer, the warning sink, the billing pause. `holder` and `core` must outlive
+/// the poll (the task running it owns them).
 void attach(PollRequest& request, detail::ClientHolder& holder, const std::shared_ptr<detail::FutureCore>& core);
 
 /// When the first poll is sent: at once, or once FutureCore::start() was called (by a wait, or

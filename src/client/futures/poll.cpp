@@ -4,6 +4,7 @@
 
 #include "types/exception_error.hpp"
 #include "wire/endpoint_paths.hpp"
+#include "wire/json_writer.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -52,6 +53,27 @@ class Step {
   PollOutcome outcome;
 };
 
+}  // namespace
+
+// Written directly rather than through the JSON codec (it is sent with every poll, and the codec
+// would first copy the id into a RetrieveFutureRequest): the same text to_json writes.
+void write_poll_body(std::string& body, std::string_view request_id, bool allow_metadata_only) {
+  if (!wire::is_valid_utf8(request_id)) {
+    body = to_json(RetrieveFutureRequest(std::string(request_id), allow_metadata_only));  // throws, as it always did
+    return;
+  }
+  constexpr std::string_view head = R"({"request_id":)";
+  constexpr std::string_view with_metadata = R"(,"allow_metadata_only":true})";
+  constexpr std::string_view without_metadata = R"(,"allow_metadata_only":false})";
+  body.clear();
+  body.reserve(head.size() + request_id.size() + 2 + without_metadata.size());
+  body += head;
+  wire::append_json_string(body, request_id);
+  body += allow_metadata_only ? with_metadata : without_metadata;
+}
+
+namespace {
+
 PollOutcome failure(boost::system::error_code ec, diagnostics diag) {
   PollOutcome outcome;
   outcome.error = ec;
@@ -70,7 +92,7 @@ class PollLoop {
 
   http::Request next_request() {
     http::Request poll(http::Method::post, std::string(wire::paths::retrieve_future.full()), http::PoolKind::futures);
-    poll.body = to_json(RetrieveFutureRequest(request_.request_id, allow_metadata_only_));
+    write_poll_body(poll.body, request_.request_id, allow_metadata_only_);
     poll.content_type = "application/json";
     if (request_.protobuf_result) poll.accept = "application/x-protobuf";
     poll.max_retries = 0;
@@ -301,8 +323,8 @@ detail::ExceptionMapping poll_exceptions() {
 
 // One coroutine for the whole loop (each frame of a pending poll is heap held per request).
 asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest request) {
-  std::shared_ptr<PollProgress> progress = request.progress;
-  if (!progress) progress = std::make_shared<PollProgress>();
+  PollProgress own_progress;  // in the frame: most polls share theirs with nobody
+  PollProgress* const progress = request.progress ? request.progress.get() : &own_progress;
   try {
     PollLoop loop(request, *progress, client.clock(), client.options());
     std::shared_ptr<async::BudgetReservation> reservation;

@@ -147,6 +147,10 @@ class PollOutcome {
   std::shared_ptr<async::BudgetReservation> reservation;
 };
 
+/// The body of one poll: {"request_id":"<id>","allow_metadata_only":true|false}, replacing
+/// `body`'s text (its capacity is kept). Throws tinker::error if the id is not UTF-8.
+void write_poll_body(std::string& body, std::string_view request_id, bool allow_metadata_only);
+
 /// Polls one future to its end. Never throws; cancellation through the awaiting coroutine's
 /// cancellation slot (terminal or partial) ends it promptly with errc::cancelled and closes
 /// the connection of a poll in flight. `client` must outlive the operation.

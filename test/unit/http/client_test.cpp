@@ -167,6 +167,17 @@ TEST_F(ClientTest, BaseUrlPathPrefixIsKept) {
   EXPECT_EQ(server.requests().at(0).target, "/services/tinker-prod/api/v1/healthz");
 }
 
+TEST_F(ClientTest, PathsUnderARootBaseUrlAreSentAsGiven) {
+  ScriptedServer server;
+  ClientOptions options = options_for(server);
+  options.base_url = server.base_url() + "/";
+  make_client(options);
+  ASSERT_FALSE(send(Request(Method::get, "/api/v1/healthz")).ec);
+  ASSERT_FALSE(send(Request(Method::get, "api/v1/healthz")).ec);  // no leading '/': joined
+  EXPECT_EQ(server.requests().at(0).target, "/api/v1/healthz");
+  EXPECT_EQ(server.requests().at(1).target, "/api/v1/healthz");
+}
+
 TEST_F(ClientTest, RetriesKeepTheIdempotencyKeyAndCountAttempts) {
   ScriptedServer server;
   server.push(ScriptedResponse(500));

@@ -94,6 +94,40 @@ TEST(HttpRequestAssembly, CallLinesRefuseHeaderInjection) {
   EXPECT_THROW(call_header_lines(bad_key, "key\nX-Injected: yes", milliseconds(1000)), error);
 }
 
+TEST(HttpRequestAssembly, CallLinesAppendedAfterTheirCheckAreTheSame) {
+  Request request(Method::post, "/api/v1/retrieve_future");
+  request.content_type = "application/json";
+  request.accept = "application/x-protobuf";
+  request.headers.emplace_back("X-Tinker-Request-Iteration", "0");
+  request.headers.emplace_back("X-Tinker-Request-Type", "Sample");
+  CallHeaders call;
+  call.request = &request;
+  call.idempotency_key = "tinker-cpp-retry-key";
+  call.read_timeout = milliseconds(45000);
+  check_call_headers(call);
+  std::string head = "POST / HTTP/1.1\r\n";
+  append_call_header_lines(head, call);
+  EXPECT_EQ(head, "POST / HTTP/1.1\r\n" + call_header_lines(request, "tinker-cpp-retry-key", milliseconds(45000)));
+  EXPECT_LE(head.size() - 17, call_header_lines_size(call));
+  std::string nothing;
+  append_call_header_lines(nothing, CallHeaders());
+  EXPECT_EQ(nothing, "");
+  EXPECT_EQ(call_header_lines_size(CallHeaders()), 0u);
+}
+
+TEST(HttpRequestAssembly, CallHeaderCheckRefusesInjectionInKeyAndExtras) {
+  Request request(Method::post, "/x");
+  CallHeaders call;
+  call.request = &request;
+  call.idempotency_key = "key\r\nX-Injected: yes";
+  EXPECT_THROW(check_call_headers(call), error);
+  Request get(Method::get, "/x");  // a GET sends no key: nothing to check
+  call.request = &get;
+  EXPECT_NO_THROW(check_call_headers(call));
+  get.headers.emplace_back("X-Evil", "a\nb");
+  EXPECT_THROW(check_call_headers(call), error);
+}
+
 TEST(HttpRequestAssembly, RetryCountLine) {
   EXPECT_EQ(RetryCountLine(0).text(), "x-stainless-retry-count: 0\r\n");
   EXPECT_EQ(RetryCountLine(12).text(), "x-stainless-retry-count: 12\r\n");

@@ -8,6 +8,8 @@
 #include "support/sample_values.hpp"
 #include "support/test_server.hpp"
 
+#include <tinker/codec.hpp>
+
 #include <gtest/gtest.h>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -106,6 +108,18 @@ class FuturePollTest : public ::testing::Test {
   std::vector<QueueStateReport> reports_;
   std::vector<std::string> warnings_;
 };
+
+TEST(FuturePollBody, IsWhatTheJsonCodecWrites) {
+  std::string body = "left over from an earlier poll";
+  for (const std::string id : {"req-1", "", "a\"quote\\and\ncontrol\x01", "caf\xc3\xa9"}) {
+    for (const bool metadata : {true, false}) {
+      write_poll_body(body, id, metadata);
+      EXPECT_EQ(body, to_json(RetrieveFutureRequest(id, metadata))) << id;
+    }
+  }
+  EXPECT_THROW(write_poll_body(body, "bad\xff", true), error);  // not UTF-8, as to_json refuses it
+  EXPECT_THROW(to_json(RetrieveFutureRequest("bad\xff", true)), error);
+}
 
 TEST_F(FuturePollTest, FirstPollSendsTheSpecHeadersAndBody) {
   ScriptedServer server;
