@@ -70,6 +70,7 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
     if (!delay) co_return outcome;
     const auto sleep_error = co_await http::sleep_for(clock, *delay);
     if (sleep_error) co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
+    client.tally().note_retry();
   }
 }
 

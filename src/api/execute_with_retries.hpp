@@ -7,6 +7,7 @@
 // answer was lost.
 #pragma once
 
+#include "api/operation_cost.hpp"
 #include "http/client.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -55,6 +56,8 @@ class LayerTwoSettings {
   /// The sampling submit (doc/sampling.md#sampling) paces itself on backpressure: a 429 and a 402 come back
   /// to the caller at once instead of being retried or paused here.
   bool return_backpressure = false;
+  /// Where the call's body encoding is recorded (tinker::FutureStatus::encode_time); null: nowhere.
+  OperationCost* cost = nullptr;
 };
 
 /// Sends `request` through `client` with layer-2 retries. `diag` receives the details of the

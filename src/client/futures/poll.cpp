@@ -289,7 +289,9 @@ asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest r
       http::Request poll = loop.next_request();
       diagnostics diag;
       auto [ec, response] = co_await client.send(poll, &diag);
+      const bool failed = ec && response.status != 408;  // a 408 says "not ready yet", as try_again does
       Step step = loop.on_answer(ec, std::move(response), std::move(diag));
+      if (failed && step.action != Step::Action::finish) client.tally().note_retry();  // layer 4
       if (step.action == Step::Action::finish) {
         step.outcome.reservation = std::move(reservation);
         co_return std::move(step.outcome);
