@@ -126,7 +126,7 @@ TEST_F(RequestCountersTest, ASampleResentAfterBackpressureCountsThe429AndTheRetr
 }
 
 TEST_F(RequestCountersTest, TheBlockingFacadeReadsTheSameCounters) {
-  sync::ServiceClient blocking(ServiceClientOptions(client_options()));
+  sync::ServiceClient blocking{ServiceClientOptions(client_options())};
   EXPECT_EQ(blocking.counters().requests, 0u);
   blocking.get_server_capabilities();
   EXPECT_EQ(blocking.counters().requests, server->audit().requests.size());
