@@ -15,25 +15,28 @@ namespace {
 constexpr const char* local_model = "tinker-local/tiny-lm";
 constexpr const char* local_key = "tml-tinker-bench";
 
-// The child: serve until the parent closes its end of `life_fd` (or dies), then exit without running the parent's
-// atexit handlers or destructors.
+// Serves until the parent closes its end of `life_fd` (or dies); ~Server then removes its temporary data directory.
+void serve(bool null_model, int port_fd, int life_fd) {
+  tinker::local::ServerOptions options;
+  options.null_model = null_model;
+  options.log_level = LogLevel::off;
+  options.request_log_limit = 1000;
+  // Results are fetched at once; kept for an hour, a long storm would grow the server as it runs.
+  options.result_retention = std::chrono::seconds(60);
+  tinker::local::Server server(options);
+  server.start();
+  const std::uint16_t port = server.port();
+  if (write(port_fd, &port, sizeof port) != sizeof port) return;
+  close(port_fd);
+  char byte;
+  while (read(life_fd, &byte, 1) > 0) {
+  }
+}
+
+// The child's whole life: it exits without running the parent's atexit handlers or destructors.
 [[noreturn]] void serve_in_child(bool null_model, int port_fd, int life_fd) {
   try {
-    tinker::local::ServerOptions options;
-    options.null_model = null_model;
-    options.log_level = LogLevel::off;
-    options.request_log_limit = 1000;
-    // Results are fetched at once; kept for an hour, a long storm would grow the server as it runs.
-    options.result_retention = std::chrono::seconds(60);
-    tinker::local::Server server(options);
-    server.start();
-    const std::uint16_t port = server.port();
-    if (write(port_fd, &port, sizeof port) != sizeof port) _exit(1);
-    close(port_fd);
-    char byte;
-    while (read(life_fd, &byte, 1) > 0) {
-    }
-    server.stop();
+    serve(null_model, port_fd, life_fd);
   } catch (...) {
     _exit(1);
   }
