@@ -1,7 +1,7 @@
 // tinker-bench's command line (src/bench/cli.hpp): sizes into settings, and the flag combinations refused with a
 // usage error before anything starts.
-#include "bench/bench.hpp"
 #include "bench/cli.hpp"
+#include "bench/bench.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,16 +52,16 @@ TEST(BenchCli, CheckpointWithoutDownload) {
 }
 
 TEST(BenchCli, FlagsThatDoNotGoTogetherAreUsageErrors) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"sample", "--null-model"},
-           {"sample", "--compare-raw"},
-           {"sample", "--local", "--base-url", "http://127.0.0.1:1"},
-           {"train", "--loss", "hinge"},
-           {"sample", "--json", "--csv"},
-           {"sample", "--requests", "0"},
-           {"rl", "--prompt-tokens", "1"},
-           {"sample", "train"},
-           {}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"sample", "--null-model"},
+                                             {"sample", "--compare-raw"},
+                                             {"sample", "--local", "--base-url", "http://127.0.0.1:1"},
+                                             {"train", "--loss", "hinge"},
+                                             {"sample", "--json", "--csv"},
+                                             {"sample", "--requests", "0"},
+                                             {"rl", "--prompt-tokens", "1"},
+                                             {"sample", "train"},
+                                             {}}) {
     const Parsed parsed = parse(args);
     EXPECT_EQ(parsed.code, exit_usage) << (args.empty() ? std::string("(no arguments)") : args[0]);
     EXPECT_NE(parsed.err.find("Error: "), std::string::npos);

@@ -71,9 +71,11 @@ TEST(Consent, YesGivesIt) {
 }
 
 TEST(Consent, OnATerminalOnlyYesAnswersGiveIt) {
-  for (const auto& [answer, expected] : std::vector<std::pair<std::string, Consent>>{
-           {"y\n", Consent::given}, {"YES\n", Consent::given}, {"n\n", Consent::refused}, {"\n", Consent::refused},
-           {"", Consent::refused}}) {
+  for (const auto& [answer, expected] : std::vector<std::pair<std::string, Consent>>{{"y\n", Consent::given},
+                                                                                     {"YES\n", Consent::given},
+                                                                                     {"n\n", Consent::refused},
+                                                                                     {"\n", Consent::refused},
+                                                                                     {"", Consent::refused}}) {
     std::istringstream input(answer);
     Asking asking;
     asking.input = &input;
