@@ -14,7 +14,7 @@
 // in-flight request.
 //
 // Usage: tinker-bench-sampling-client [seconds-per-point=2]
-#include "raw_tinker_client.hpp"
+#include "bench/raw_tinker_client.hpp"
 
 #include <tinker/local/server.hpp>
 #include <tinker/tinker.hpp>

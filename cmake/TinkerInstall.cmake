@@ -1,5 +1,5 @@
-# `cmake --install`: headers, the static libraries of every layer, `tinker`, `tinker-local` (and
-# the benchmark programs when built), a CMake package (find_package(tinker 0.2) -> tinker::tinker,
+# `cmake --install`: headers, the static libraries of every layer, `tinker`, `tinker-local`,
+# `tinker-bench` (doc/bench.md; the developer benchmarks of benchmarks/ are not installed), a CMake package (find_package(tinker 0.2) -> tinker::tinker,
 # tinker::local), pkg-config files (tinker, tinker-local) and a Debian package made by CPack
 # (`cpack -G DEB` in the build directory). Included at the end of the top-level CMakeLists.txt.
 
@@ -18,18 +18,12 @@ set_target_properties(tinker_local PROPERTIES EXPORT_NAME local)
 
 install(TARGETS ${_tinker_targets} EXPORT tinkerTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
-install(TARGETS tinker-cli tinker-local RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
-if(TARGET tinker-bench-sampling-client)
-  install(TARGETS tinker-bench-sampling-client tinker-bench-training-client
-          RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
-endif()
+install(TARGETS tinker-cli tinker-local tinker-bench RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
 # Everything `cmake --install` copies, for builds that made only some targets so far
 # (`cmake --build <dir> --target tinker_installable` before installing).
 add_custom_target(tinker_installable)
-add_dependencies(tinker_installable tinker-cli tinker-local tinker_local tinker_sync tinker_losses tinker_renderers)
-if(TARGET tinker-bench-sampling-client)
-  add_dependencies(tinker_installable tinker-bench-sampling-client tinker-bench-training-client)
-endif()
+add_dependencies(tinker_installable tinker-cli tinker-local tinker-bench tinker_local tinker_sync tinker_losses
+                 tinker_renderers)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/tinker" "${PROJECT_BINARY_DIR}/generated/tinker"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT development FILES_MATCHING PATTERN "*.hpp")
 
@@ -60,7 +54,7 @@ endforeach()
 
 # Debian package: tinker-cpp_<version>_amd64.deb with everything above. The libraries are static,
 # so the package depends on the -dev packages of what they link with (which bring the runtime
-# libraries the two programs need).
+# libraries the programs need).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME tinker-cpp)
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
@@ -75,6 +69,7 @@ libarchive-dev, libprotobuf-dev, libpcre2-dev, libutf8proc-dev, pkg-config")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "C++20 SDK for the Tinker fine-tuning API, with tinker-local\n \
 Static libraries and headers of the SDK (find_package(tinker), pkg-config tinker), the `tinker`\n \
-command line, and tinker-local, a Tinker-compatible server on loopback with a tiny LoRA model.")
+command line, tinker-local, a Tinker-compatible server on loopback with a tiny LoRA model, and\n \
+tinker-bench, which measures what a training or sampling workload costs before it is launched.")
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -11,6 +11,7 @@
 #include <boost/asio/dispatch.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -48,6 +49,19 @@ class FutureStatus {
   std::optional<std::string> queue_state_reason;  ///< the server's reason for it, if any
   std::chrono::milliseconds waited{0};            ///< since submission until now, or until the result arrived
   bool ready = false;                             ///< a result or an error is there
+
+  /// What the operation cost the client before the server had it (`doc/bench.md#operation-costs`), filled for the
+  /// training operations and for sample/compute_logprobs; zero or empty for other futures.
+  ///@{
+  /// Client time spent encoding the request bodies: every chunk of a chunked forward_backward, every attempt of a
+  /// sample that was submitted again.
+  std::chrono::nanoseconds encode_time{0};
+  /// Bytes of those bodies as encoded (before any zstd compression the server asked for), summed likewise.
+  std::uint64_t body_bytes = 0;
+  /// From the call until the server accepted the operation (the ticket of its last chunk arrived), including waits
+  /// for its turn, the throttles and retries; empty while not accepted, and for futures it is not measured for.
+  std::optional<std::chrono::nanoseconds> submit_time;
+  ///@}
 };
 
 namespace detail {

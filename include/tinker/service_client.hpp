@@ -83,6 +83,23 @@ class SamplingSource {
       : model_path(std::move(path)), base_model(std::move(base)) {}
 };
 
+/// Cumulative counts of the HTTP requests of one ServiceClient and every client it made (ServiceClient::counters(),
+/// `doc/bench.md#request-counters`). Downloads of checkpoint archives are not counted.
+class RequestCounters {
+ public:
+  /// All zero.
+  RequestCounters() = default;
+
+  std::uint64_t requests = 0;  ///< HTTP requests sent (every attempt, polls included)
+  /// Requests sent again by a retry layer (`doc/protocol.md#retry-layers`): a layer-1 re-attempt or a reused
+  /// connection found closed, a layer-2 re-send, a sample re-sent after backpressure or as a fresh attempt, a poll
+  /// after a failed poll.
+  std::uint64_t retries = 0;
+  std::uint64_t rate_limited = 0;      ///< answers with HTTP status 429
+  std::uint64_t server_errors = 0;     ///< answers with an HTTP status of 500 or above
+  std::uint64_t transport_errors = 0;  ///< attempts that got no answer: connection failures, resets, timeouts
+};
+
 namespace detail {
 class ClientHolder;
 using HolderPtr = std::shared_ptr<ClientHolder>;
@@ -139,6 +156,10 @@ class ServiceClient {
 
   /// The session id once bootstrapped (empty before).
   std::string session_id() const;
+
+  /// The request counters so far (see RequestCounters). Any thread; cheap (a few relaxed loads). All zero for a
+  /// moved-from client.
+  RequestCounters counters() const;
 
   /// The base models the server offers (no session needed).
   ///@{

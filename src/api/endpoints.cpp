@@ -57,15 +57,20 @@ http::Request json_post(std::string path, PoolKind pool, std::string body) {
 // Encodes a request body; an unencodable value (NaN in a tensor, an image_asset_pointer in the
 // protobuf form, ...) fails the call before anything is sent, naming the field.
 template <class Encode>
-error_code encode_body(Encode encode, std::string& out, diagnostics& diag) {
+error_code encode_body(Encode encode, std::string& out, diagnostics& diag, OperationCost* cost = nullptr) {
   try {
-    out = encode();
+    out = timed_encode(cost, encode);
     return {};
   } catch (const error& e) {
     const error_code ec = detail::current_exception_error(diag);
     if (diag.message.empty()) diag.message = e.what();
     return ec;
   }
+}
+
+// Where a call records its body encoding (tinker::FutureStatus::encode_time), if anywhere.
+OperationCost* cost_of(const RetryPlan& plan) {
+  return plan.l2 != nullptr ? plan.l2->cost : nullptr;
 }
 
 // Layer 1 only: this frame keeps the request alive for HttpClient::send.
@@ -116,7 +121,7 @@ template <class Body>
 awaitable<error_code> submit_future(http::HttpClient& client, std::string path, const Body& body,
                                     UntypedAPIFuture& ticket, diagnostics& diag, RetryPlan plan) {
   std::string encoded;
-  if (const auto ec = encode_body([&] { return to_json(body); }, encoded, diag)) co_return ec;
+  if (const auto ec = encode_body([&] { return to_json(body); }, encoded, diag, cost_of(plan))) co_return ec;
   http::Request request = json_post(std::move(path), PoolKind::training, std::move(encoded));
   co_return co_await call_json(client, std::move(request), ticket, diag, plan);
 }
@@ -228,7 +233,7 @@ awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBa
   }
   // doc/protocol.md#protobuf: the protobuf form (as the 0.25 client), one zstd frame when the server asks.
   std::string body;
-  if (const auto ec = encode_body([&] { return to_protobuf(request); }, body, diag)) co_return ec;
+  if (const auto ec = encode_body([&] { return to_protobuf(request); }, body, diag, l2.cost)) co_return ec;
   http::Request http_request = make_request(Method::post, path_of(paths::forward_backward), PoolKind::training);
   http_request.body = std::move(body);
   http_request.content_type = protobuf_type;
@@ -269,7 +274,7 @@ awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& req
     append_json(request, out);
     return out;
   };
-  if (const auto ec = encode_body(encode, body, diag)) co_return ec;
+  if (const auto ec = encode_body(encode, body, diag, l2.cost)) co_return ec;
   http::Request http_request = json_post(path_of(paths::asample), PoolKind::sampling, std::move(body));
   // doc/protocol.md#headers, doc/sampling.md#backpressure-and-retries: this client handles 429 backpressure itself.
   http_request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");

@@ -80,6 +80,7 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
         const milliseconds delay = milliseconds(100) * (1 << unreadable++);
         if (settings.warn) settings.warn(unreadable_line(request, decode_diag, unreadable, delay));
         if (co_await http::sleep_for(clock, delay)) co_return CallOutcome{make_error_code(errc::cancelled), {}};
+        client.tally().note_retry();
         continue;
       }
       if (ec) diag = std::move(decode_diag);
@@ -102,6 +103,7 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
     if (!delay) co_return outcome;
     const auto sleep_error = co_await http::sleep_for(clock, *delay);
     if (sleep_error) co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
+    client.tally().note_retry();
   }
 }
 

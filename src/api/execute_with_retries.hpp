@@ -7,6 +7,7 @@
 // answer was lost.
 #pragma once
 
+#include "api/operation_cost.hpp"
 #include "http/client.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -65,6 +66,8 @@ class LayerTwoSettings {
   std::function<boost::system::error_code(const http::Response&, diagnostics&)> accept;
   /// Hears a line for each answer sent again because it was unreadable (the holder's log, warning).
   std::function<void(std::string_view)> warn;
+  /// Where the call's body encoding is recorded (tinker::FutureStatus::encode_time); null: nowhere.
+  OperationCost* cost = nullptr;
 };
 
 /// How many unreadable answers in a row a call is sent again after.

@@ -152,6 +152,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   void set_credential(Secret credential);
 
   asio::any_io_executor executor_;
+  RequestTally tally_;
   const ClientOptions& options() const noexcept { return options_; }
   Clock& clock() const noexcept { return *clock_; }
 
@@ -324,6 +325,7 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
       const WireRequest wire = call.wire_request(retry_count.text());
       ExchangeResult result;
       for (int tries = 0;; ++tries) {
+        if (attempt_index > 0 || tries > 0) tally_.note_retry();
         std::optional<Lease> lease = call.pool->try_acquire();  // an idle connection or a free slot, at once
         if (!lease) lease = co_await call.pool->acquire();      // else a place in the pool's queue
         const bool was_idle = lease->reused();
@@ -332,11 +334,13 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
           if (!opened.connection) {
             call.pool->release(nullptr, false);
             result = connect_failure(std::move(opened));
+            tally_.note_connect_failure(result.error);
             break;
           }
           lease->connection = std::move(opened.connection);
         }
         result = co_await exchange(*lease->connection, wire, call.limits);
+        tally_.note_exchange(result.response.status, result.error);
         call.pool->release(std::move(lease->connection), !result.error && result.reusable);
         if (tries > 0 || !closed_while_idle(result, was_idle)) break;  // else once more, on a new connection
       }
@@ -430,6 +434,10 @@ PoolStats HttpClient::stats(PoolKind kind) const {
 
 const ClientOptions& HttpClient::options() const noexcept {
   return impl_->options();
+}
+
+RequestTally& HttpClient::tally() const noexcept {
+  return impl_->tally_;
 }
 
 void HttpClient::set_credential(Secret credential) {

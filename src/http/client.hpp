@@ -5,6 +5,7 @@
 
 #include "http/clock.hpp"
 #include "http/message.hpp"
+#include "http/request_tally.hpp"
 
 #include <tinker/config.hpp>
 #include <tinker/error.hpp>
@@ -70,6 +71,8 @@ class HttpClient {
 
   PoolStats stats(PoolKind kind) const;
   const ClientOptions& options() const noexcept;
+  /// What this client sent and got back; the retry layers above it note their re-sends here too.
+  RequestTally& tally() const noexcept;
 
   /// Replaces the credential sent in X-API-Key from the next request on (a JWT from
   /// auth/token or a credential command's output, doc/protocol.md#authentication). Requests

@@ -24,6 +24,10 @@ std::string ServiceClient::session_id() const {
   return detail::checked(runtime_, "ServiceClient::session_id").service().session_id();
 }
 
+RequestCounters ServiceClient::counters() const {
+  return detail::checked(runtime_, "ServiceClient::counters").service().counters();
+}
+
 boost::asio::any_io_executor ServiceClient::executor() const {
   return detail::checked(runtime_, "ServiceClient::executor").executor();
 }

@@ -66,6 +66,8 @@ class ServiceClient {
 
   /// The session id once bootstrapped (empty before).
   std::string session_id() const;
+  /// The request counters so far (tinker::ServiceClient::counters()). Any thread.
+  RequestCounters counters() const;
 
   /// The base models the server offers (tinker::ServiceClient::async_get_server_capabilities).
   ///@{

@@ -208,6 +208,9 @@ FutureStatus FutureCore::status() const {
   status.ready = ready_;
   const auto end = ready_ ? settled_at_ : Clock::now();
   status.waited = std::chrono::duration_cast<std::chrono::milliseconds>(end - submitted_);
+  status.encode_time = cost.encode_time();
+  status.body_bytes = cost.body_bytes();
+  status.submit_time = cost.submit_time();
   return status;
 }
 

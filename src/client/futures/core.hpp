@@ -8,6 +8,8 @@
 // never per poll, so the lock is off the hot path.
 #pragma once
 
+#include "api/operation_cost.hpp"
+
 #include <tinker/future.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -56,6 +58,12 @@ class FutureCore : public std::enable_shared_from_this<FutureCore> {
   void cancel();
 
   const boost::asio::any_io_executor& executor() const noexcept { return executor_; }
+  /// When the operation began (the `submitted` given to the constructor).
+  Clock::time_point submitted() const noexcept { return submitted_; }
+
+  /// What the operation cost the client until accepted (FutureStatus::encode_time, body_bytes, submit_time);
+  /// written by the producer on the io thread.
+  api::OperationCost cost;
 
   /// Deferred start (training futures): the producer calls this first and it returns when
   /// start() was called or `fallback` passed, so a pipelined loop's next submit reaches the

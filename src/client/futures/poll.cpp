@@ -309,6 +309,16 @@ PollOutcome exception_outcome(const PollRequest& request, boost::system::error_c
   return outcome;
 }
 
+// The loop's next step after an answer; a poll sent again after a failed one is a retry of layer 4
+// (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
+Step counted_step(http::RequestTally& tally, PollLoop& loop, boost::system::error_code ec, http::Response&& response,
+                  diagnostics&& diag) {
+  const bool failed = ec && response.status != 408;  // a 408 says "not ready yet", as try_again does
+  Step step = loop.on_answer(ec, std::move(response), std::move(diag));
+  if (failed && step.action != Step::Action::finish) tally.note_retry();
+  return step;
+}
+
 // What escapes the poll loop: Asio throws operation_aborted from a co_await that starts after
 // the coroutine was cancelled (between two polls); any other exception is a request we could not
 // make.
@@ -333,7 +343,7 @@ asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest r
       http::Request poll = loop.next_request();
       diagnostics diag;
       auto [ec, response] = co_await client.send(poll, &diag);
-      Step step = loop.on_answer(ec, std::move(response), std::move(diag));
+      Step step = counted_step(client.tally(), loop, ec, std::move(response), std::move(diag));
       if (step.action == Step::Action::finish) {
         step.outcome.reservation = std::move(reservation);
         co_return std::move(step.outcome);

@@ -101,6 +101,7 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
       // (doc/sampling.md#sampling: compute_logprobs never does).
       op.layer_three = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
       op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
+      op.cost = &core->cost;
       if (op.layer_three) {
         op.slot = s->retry->try_enter();  // enter()'s coroutine frames only when it must wait
         if (!op.slot.active()) op.slot = co_await s->retry->enter();
@@ -115,6 +116,7 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
       co_return complete_caller<T>(handler, io, diag_out, diag, ec, Future<T>());
     }
     core->set_request_id(ticket.request_id);
+    core->cost.set_accepted(core->submitted());
     complete_caller<T>(handler, io, diag_out, diag, error_code(), Future<T>(core));
   }
   co_await sample_until_done(*s, core, *control, op, ticket);

@@ -49,7 +49,7 @@ futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOpe
 
 asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
                                                   std::int64_t estimated_bytes, UntypedAPIFuture& ticket,
-                                                  diagnostics& diag) {
+                                                  diagnostics& diag, api::OperationCost* cost) {
   // The coroutines below are awaited only when they would wait (each is a frame per sample).
   if (!s.holder->config_current()) {
     if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
@@ -65,10 +65,12 @@ asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, Sample
     if (dispatch.backoff_in_force()) co_await dispatch.wait_out_backoff();
     api::LayerTwoSettings l2 = s.holder->layer_two();
     l2.return_backpressure = true;
+    l2.cost = cost;
     const error_code ec = co_await api::asample(s.holder->http(), request, ticket, diag, l2);
     if (!is_backpressure(*s.holder, ec)) co_return ec;
     dispatch.note_backpressure(
         estimated_bytes);  // then the same seq_id again (doc/sampling.md#backpressure-and-retries)
+    s.holder->http().tally().note_retry();
   }
 }
 
@@ -86,7 +88,7 @@ asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperatio
       SampleRetryHandler::Watch watch;
       if (op.layer_three) retry.watch(watch, control.signal);
       try {
-        ec = co_await submit_sample_attempt(s, op.request, op.estimated_bytes, ticket, diag);
+        ec = co_await submit_sample_attempt(s, op.request, op.estimated_bytes, ticket, diag, op.cost);
       } catch (const boost::system::system_error&) {
         if (!watch.stuck()) throw;
       }
@@ -94,6 +96,7 @@ asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperatio
     }
     if (!op.layer_three || !ec || !SampleRetryHandler::should_retry(ec)) co_return ec;
     co_await sleep_for(retry.retry_delay(op.attempts));
+    s.holder->http().tally().note_retry();
   }
 }
 
@@ -126,6 +129,7 @@ void settle_sample(FutureCore& core, futures::PollOutcome& outcome, const Result
 asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, TaskControl& control,
                                UntypedAPIFuture& ticket, FutureCore& core) {
   co_await sleep_for(s.retry->retry_delay(op.attempts));
+  s.holder->http().tally().note_retry();
   diagnostics diag;
   if (error_code ec = co_await submit_sample(s, op, control, ticket, diag)) {
     core.set_error(ec, std::move(diag));

@@ -34,6 +34,8 @@ class SampleOperation {
   std::chrono::steady_clock::time_point attempt_started{};  ///< for X-Tinker-Create-Promise-Roundtrip-Time
   RetrySlot slot;        ///< layer 3's concurrency place, held until the operation settles
   ResultDecoder decode;  ///< turns the final answer into the future's value
+  /// The future's cost, where every attempt records its body encoding.
+  api::OperationCost* cost = nullptr;
 };
 
 /// One attempt's submission (doc/sampling.md#sampling): a new seq_id, the dispatch throttles, then POST
@@ -41,7 +43,8 @@ class SampleOperation {
 /// answer (429, or 402 inside the billing window) once the shared backoff is over.
 boost::asio::awaitable<boost::system::error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
                                                                         std::int64_t estimated_bytes,
-                                                                        UntypedAPIFuture& ticket, diagnostics& diag);
+                                                                        UntypedAPIFuture& ticket, diagnostics& diag,
+                                                                        api::OperationCost* cost = nullptr);
 
 /// Submits `op` until the server accepts it: with layer 3, retryable failures start a fresh
 /// attempt after the protocol's delay, and no progress for the progress timeout fails it

@@ -12,6 +12,7 @@
 #include "client/training/chunking.hpp"
 #include "client/training/combine.hpp"
 #include "client/training/state.hpp"
+#include "client/training/submit_cost.hpp"
 #include "types/exception_error.hpp"
 #include "types/tensor_checks.hpp"
 
@@ -42,7 +43,7 @@ asio::awaitable<void> submit_chunk(TrainingState& t, ChunkSubmit& chunk) {
   api::BulkWire wire;
   wire.json = !protobuf_bulk(t);
   wire.zstd = t.holder->config().proto_compress_fwdbwd;
-  const api::LayerTwoSettings l2 = t.holder->layer_two();
+  const api::LayerTwoSettings l2 = t.layer_two();
   try {
     // doc/protocol.md#pools-timeouts-and-throttles: the chunk's estimated bytes are held in the dispatch budget while
     // it is posted.
@@ -174,6 +175,8 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
     chunks[i].request =
         ForwardBackwardRequest(t->model_id, chunk_seq_id(first_seq, i), std::move(inputs[i]), forward_only);
   }
+  api::OperationCost cost;
+  const SubmitCostScope recording(*t, cost);
   if (auto failed = co_await submit_chunks(t, ticket, chunks)) {
     diag = std::move(chunks[*failed].diag);
     co_return FbOutcome(chunks[*failed].error, FbFuture());
@@ -182,6 +185,7 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
   std::vector<futures::PollRequest> polls;
   for (const ChunkSubmit& chunk : chunks) polls.push_back(training_poll_request(*t, chunk.ticket, type, started));
   auto core = std::make_shared<FutureCore>(t->holder->executor(), chunks[0].ticket.request_id, started);
+  record_submit(*core, cost);
   t->start_earlier_polls();
   t->unstarted_polls.push_back(core);
   futures::spawn_poll_all(t->holder, core, std::move(polls), chunk_combiner(protobuf_bulk(*t), std::move(datum_counts)),

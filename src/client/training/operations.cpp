@@ -6,6 +6,7 @@
 #include "client/async/off_io_thread.hpp"
 #include "client/sampling/state.hpp"
 #include "client/training/state.hpp"
+#include "client/training/submit_cost.hpp"
 #include "types/exception_error.hpp"
 
 #include <tinker/tokenizer.hpp>
@@ -40,7 +41,9 @@ asio::awaitable<OperationResult<Future<typename Op::Result>>> submit_single(Trai
   const std::int64_t seq_id = t->turnstile.next_seq_ids(ticket, 1);
   UntypedAPIFuture accepted;
   error_code ec;
+  api::OperationCost cost;
   try {
+    const SubmitCostScope recording(*t, cost);
     ec = co_await op.submit(*t, seq_id, accepted, diag);
   } catch (const error&) {  // encoding failed: nothing was sent
     ec = detail::current_exception_error(diag);
@@ -51,6 +54,7 @@ asio::awaitable<OperationResult<Future<typename Op::Result>>> submit_single(Trai
   }
   t->turnstile.finish_turn(ticket, TurnOutcome::submitted());
   auto core = poll_training_ticket(t, accepted, Op::type, started, json_result_decoder<Result>());
+  record_submit(*core, cost);
   co_return Outcome(error_code(), Future<Result>(std::move(core)));
 }
 
@@ -63,7 +67,7 @@ class OptimStepOp {
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
     const OptimStepRequest request(t.model_id, seq_id, params_);
-    const api::LayerTwoSettings l2 = t.holder->layer_two();
+    const api::LayerTwoSettings l2 = t.layer_two();
     co_return co_await api::optim_step(t.holder->http(), request, ticket, diag, l2);
   }
 
@@ -80,7 +84,7 @@ class SaveStateOp {
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
     const SaveWeightsRequest request(t.model_id, seq_id, name_, options_.ttl_seconds, options_.overwrite);
-    const api::LayerTwoSettings l2 = t.holder->layer_two();
+    const api::LayerTwoSettings l2 = t.layer_two();
     co_return co_await api::save_weights(t.holder->http(), request, ticket, diag, l2);
   }
 
@@ -100,7 +104,7 @@ class LoadStateOp {
                                      diagnostics& diag) {
     LoadWeightsRequest request(t.model_id, seq_id, path_, with_optimizer_);
     request.weights_access_token = access_token_;
-    const api::LayerTwoSettings l2 = t.holder->layer_two();
+    const api::LayerTwoSettings l2 = t.layer_two();
     co_return co_await api::load_weights(t.holder->http(), request, ticket, diag, l2);
   }
 
@@ -125,7 +129,7 @@ class SaveForSamplerOp {
     // carries the same sampling_session_seq_id as well as the same seq_id (the Python SDK takes
     // a new one per re-send; doc/training.md#operations says servers dedupe on model_id + seq_id either way).
     if (!name_) request.sampling_session_seq_id = t.holder->next_sampling_seq_id();
-    const api::LayerTwoSettings l2 = t.holder->layer_two();
+    const api::LayerTwoSettings l2 = t.layer_two();
     co_return co_await api::save_weights_for_sampler(t.holder->http(), request, ticket, diag, l2);
   }
 

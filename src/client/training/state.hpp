@@ -34,6 +34,15 @@ class TrainingState {
   std::vector<std::weak_ptr<FutureCore>> unstarted_polls;
   /// Called after every accepted submit: lets the earlier results' polls go.
   void start_earlier_polls();
+
+  /// The operation being submitted records its body encodings here (client/training/submit_cost.hpp); io thread.
+  api::OperationCost* submit_cost = nullptr;
+  /// The holder's layer-2 settings, recording into submit_cost.
+  api::LayerTwoSettings layer_two() const {
+    api::LayerTwoSettings l2 = holder->layer_two();
+    l2.cost = submit_cost;
+    return l2;
+  }
 };
 
 }  // namespace tinker::detail

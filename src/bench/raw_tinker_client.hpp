@@ -1,7 +1,7 @@
 // A raw Boost.Beast client of the Tinker protocol for benchmarks: one keep-alive connection per
 // object, hand-written JSON bodies, no SDK code. It is the baseline the SDK is compared with
-// (the same HTTP exchanges on the same server in the same run) and the load generator of the
-// tinker-local benchmark.
+// (the same HTTP exchanges on the same server in the same run: `tinker-bench sample --compare-raw`
+// and benchmarks/sampling_client.cpp) and the load generator of the tinker-local benchmark.
 #pragma once
 
 #include <boost/asio/as_tuple.hpp>
@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace tinker::bench {
 
@@ -99,6 +100,19 @@ struct Fixture {
   std::string sampling_session_id;
 };
 
+// What one sample request asks for, written as the SDK writes it: the prompt's token ids joined by commas,
+// num_samples, max_tokens (seed 1, temperature 1, no top-k or top-p cut, no prompt logprobs).
+class SampleShape {
+ public:
+  SampleShape() = default;
+  SampleShape(std::string prompt_tokens_, std::int64_t num_samples_, std::int64_t max_tokens_)
+      : prompt_tokens(std::move(prompt_tokens_)), num_samples(num_samples_), max_tokens(max_tokens_) {}
+
+  std::string prompt_tokens = "11,12,13";
+  std::int64_t num_samples = 1;
+  std::int64_t max_tokens = 8;
+};
+
 // The SDK's traffic shape (the headers of doc/protocol.md#headers, as tinker-cpp sends them), for a
 // raw loop doing the same two HTTP exchanges per sample as the SDK: the same headers with values of
 // the same length and the same bodies, serialised by appending to one string, as cheaply as a
@@ -107,13 +121,18 @@ struct Fixture {
 class SdkShapedRequests {
  public:
   /// `port`: the server's, for the Host header (the SDK writes host:port).
-  explicit SdkShapedRequests(std::uint16_t port) : host_line_("Host: 127.0.0.1:" + std::to_string(port) + "\r\n") {}
+  /// `shape`: what each sample asks for (the defaults: 3 prompt tokens, one sample of 8 tokens).
+  explicit SdkShapedRequests(std::uint16_t port, const SampleShape& shape = SampleShape())
+      : host_line_("Host: 127.0.0.1:" + std::to_string(port) + "\r\n"),
+        sample_prefix_(R"({"num_samples":)" + std::to_string(shape.num_samples) +
+                       R"(,"prompt":{"chunks":[{"tokens":[)" + shape.prompt_tokens +
+                       R"(],"type":"encoded_text"}]},"sampling_params":{"max_tokens":)" +
+                       std::to_string(shape.max_tokens) +
+                       R"(,"seed":1,"temperature":1,"top_k":-1,"top_p":1},"sampling_session_id":")") {}
 
   /// The asample request as SamplingClient::async_sample sends it.
   std::string sample(const std::string& sampling_session_id, std::int64_t seq_id) {
-    body_.assign(R"({"num_samples":1,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},)"
-                 R"("sampling_params":{"max_tokens":8,"seed":1,"temperature":1,"top_k":-1,"top_p":1},)"
-                 R"("sampling_session_id":")");
+    body_.assign(sample_prefix_);
     body_ += sampling_session_id;
     body_ += R"(","seq_id":)";
     body_ += std::to_string(seq_id);
@@ -178,6 +197,7 @@ class SdkShapedRequests {
   }
 
   std::string host_line_;
+  std::string sample_prefix_;  ///< the asample body up to the sampling session id
   std::string body_;
   std::uint64_t counter_ = 0;
 };
