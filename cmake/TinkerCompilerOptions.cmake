@@ -21,3 +21,12 @@ if(TINKER_SANITIZE)
   add_compile_options(${_tinker_san})
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+if(TINKER_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "TINKER_FUZZ needs Clang (libFuzzer); configure with -DCMAKE_CXX_COMPILER=clang++ or the asan preset")
+  endif()
+  # Coverage hooks in every object (libFuzzer's runtime is linked only into the fuzz targets; in the other
+  # programs the sanitizer runtime's default hooks do nothing), so the fuzzers see the SDK's branches.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
