@@ -11,9 +11,9 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string>

@@ -52,9 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     case 1: (void)parse_duration(input.rest()); break;
-    default:
-      try {
-        use_rules(parse_fault_rules_json(input.rest()));
+    default: try { use_rules(parse_fault_rules_json(input.rest()));
       } catch (const std::runtime_error&) {
       }
       break;

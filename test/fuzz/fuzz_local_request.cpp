@@ -32,7 +32,10 @@ class LocalServer {
  public:
   LocalServer() {
     local::ServerOptions options;
-    options.hf_hub_cache = hub_cache_.path();
+    // Kept across fuzzing processes: the server trains its tokenizers only when the cache lacks them
+    // (installs are atomic renames, so parallel processes are safe), which saves every run but the first
+    // the training time.
+    options.hf_hub_cache = std::filesystem::temp_directory_path() / "tinker-fuzz-hub-cache";
     options.log_level = LogLevel::off;
     options.null_model = true;  // the requests are the point, not the model's arithmetic
     options.worker_threads = 1;
@@ -48,13 +51,13 @@ class LocalServer {
   local::Server& server() { return *server_; }
 
  private:
-  TempDir hub_cache_;
   std::unique_ptr<local::Server> server_;
 };
 
+// Stopped at exit, which also removes its data directory (one per fuzzing process).
 LocalServer& local_server() {
-  static LocalServer* instance = new LocalServer();  // never destroyed: its threads outlive every input
-  return *instance;
+  static LocalServer instance;
+  return instance;
 }
 
 // A blocking loopback connection with 5 s send and receive timeouts (a hang fails the input through

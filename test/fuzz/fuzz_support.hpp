@@ -3,6 +3,7 @@
 
 #include <tinker/error.hpp>
 
+#include <unistd.h>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 
 namespace tinker::fuzz {
 
@@ -26,7 +26,8 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) noex
 class Selected {
  public:
   Selected(const std::uint8_t* data, std::size_t size, std::size_t choices)
-      : choice_(size == 0 ? 0 : data[0] % choices), rest_(size == 0 ? std::string_view() : as_text(data + 1, size - 1)) {}
+      : choice_(size == 0 ? 0 : data[0] % choices),
+        rest_(size == 0 ? std::string_view() : as_text(data + 1, size - 1)) {}
   std::size_t choice() const noexcept { return choice_; }
   std::string_view rest() const noexcept { return rest_; }
 

@@ -17,7 +17,8 @@ namespace {
 
 // Short, but touching what normalizers and pre-tokenizers treat specially: spaces, digits, case,
 // punctuation, newlines, multi-byte characters and an added-token look-alike.
-constexpr std::string_view kText = "Hello, World! 12345 \n\t  na\xc3\xafve caf\xc3\xa9 \xe4\xbd\xa0\xe5\xa5\xbd <|im_end|> <s>";
+constexpr std::string_view kText =
+    "Hello, World! 12345 \n\t  na\xc3\xafve caf\xc3\xa9 \xe4\xbd\xa0\xe5\xa5\xbd <|im_end|> <s>";
 
 void write_file(const std::filesystem::path& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
