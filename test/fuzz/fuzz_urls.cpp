@@ -44,7 +44,7 @@ void absolute_url(std::string_view text) {
   http::AbsoluteUrl url;
   try {
     url = http::parse_absolute_url(text, "url");
-  } catch (const error& e) {
+  } catch (const error&) {
     return;
   }
   if (url.endpoint.host.empty()) property_failed("an absolute URL without a host was accepted");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of test/fuzz/corpus/ (doc/fuzzing.md) from the unit tests' data.
 
-Usage: test/fuzz/make_corpus.py [--golden-dir BUILD/test/golden]
+Usage: test/fuzz/make_corpus.py [--golden-dir BUILD/test/golden] [--hub-cache DIR]
 
 JSON bodies are taken from the codec tests (every raw string literal passed to a from_json<T>-like
 call, prefixed with the index of T in fuzz_json_decode.cpp's type list); protobuf seeds from the golden
@@ -198,8 +198,12 @@ def tokenizer_seeds():
     del data
 
 
-def sentencepiece_seed(model_file):
-    write("tokenizer_files", b"\x01" + pathlib.Path(model_file).read_bytes())
+def hub_cache_seeds(hub_cache):
+    """tinker-local's own tokenizer files, from the hub cache a fuzz_local_request run fills."""
+    for path in sorted(pathlib.Path(hub_cache).glob("models--tinker-local--tiny-*-1k/snapshots/*/*")):
+        prefix = {"tokenizer.json": b"\x00", "tokenizer.model": b"\x01", "tokenizer_config.json": b"\x03"}.get(path.name)
+        if prefix:
+            write("tokenizer_files", prefix + path.read_bytes())
 
 
 def tar_bytes(entries, compress=False):
@@ -302,7 +306,8 @@ def local_request_seeds(golden_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--golden-dir", default=str(ROOT / "build/fuzz/test/golden"))
-    parser.add_argument("--sentencepiece-model", help="a tokenizer.model (tinker-local's, from its hub cache)")
+    parser.add_argument("--hub-cache", help="tinker-local's hub cache (/tmp/tinker-fuzz-hub-cache after a "
+                                            "fuzz_local_request run): its tokenizer files become seeds")
     args = parser.parse_args()
     json_seeds()
     protobuf_seeds(args.golden_dir)
@@ -312,8 +317,8 @@ def main():
     url_seeds()
     jwt_seeds()
     tokenizer_seeds()
-    if args.sentencepiece_model:
-        sentencepiece_seed(args.sentencepiece_model)
+    if args.hub_cache:
+        hub_cache_seeds(args.hub_cache)
     archive_seeds()
     fault_rule_seeds()
     local_request_seeds(args.golden_dir)
