@@ -29,3 +29,16 @@ if(TINKER_SANITIZE_THREAD)
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
 endif()
+
+if(TINKER_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "TINKER_FUZZ needs Clang (libFuzzer); configure with -DCMAKE_CXX_COMPILER=clang++ or the asan preset")
+  endif()
+  if(NOT TINKER_SANITIZE)
+    # The sanitizer runtime defines the coverage hooks for the programs that are not fuzzers.
+    message(FATAL_ERROR "TINKER_FUZZ needs TINKER_SANITIZE=ON (the asan preset sets both)")
+  endif()
+  # Coverage hooks in every object (libFuzzer's runtime is linked only into the fuzz targets; in the other
+  # programs the sanitizer runtime's default hooks do nothing), so the fuzzers see the SDK's branches.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -17,8 +17,16 @@ AbsoluteUrl parse_absolute_url(std::string_view text, std::string_view what) {
                 std::string(what) + ": only http and https are supported, got '" + std::string(url.scheme()) + "'");
   }
   if (url.encoded_host_address().empty()) throw error(errc::invalid_argument, std::string(what) + ": no host");
+  // Boost.URL 1.81 takes "https://host:-43/a" as port "" and a path "-43/a" without its leading '/' (found
+  // by fuzzing): such a port would dial port 0 and the path break the request line, so both are refused.
+  if (url.has_port() && !url.port().empty() && url.port_number() == 0) {
+    throw error(errc::invalid_argument, std::string(what) + ": invalid port");
+  }
+  if (!url.encoded_path().empty() && !url.encoded_path().starts_with('/')) {
+    throw error(errc::invalid_argument, std::string(what) + ": invalid port or path");
+  }
   std::uint16_t port = tls ? 443 : 80;
-  if (url.has_port()) port = url.port_number();
+  if (url.has_port() && !url.port().empty()) port = url.port_number();
   AbsoluteUrl result;
   result.endpoint = Endpoint(std::string(url.encoded_host_address()), port, tls);
   result.origin_key = std::string(url.scheme()) + "://" + result.endpoint.host + ":" + std::to_string(port);

@@ -3,6 +3,7 @@
 #include <tinker/types/session.hpp>
 #include <tinker/version.hpp>
 
+#include <algorithm>
 #include <ostream>
 
 namespace tinker {
@@ -12,6 +13,13 @@ constexpr std::string_view scheme = "tinker://";
 
 [[noreturn]] void bad_path(std::string_view path, std::string_view why) {
   throw error(errc::invalid_argument, "invalid tinker path \"" + std::string(path) + "\": " + std::string(why));
+}
+
+// A NUL would cut the path short wherever it becomes a C string (the download directory is named
+// after it), and other control characters have no business in ids (found by fuzzing).
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 }  // namespace
@@ -33,6 +41,7 @@ TinkerPath TinkerPath::parse(std::string_view path) {
   const std::string_view name = rest.substr(second + 1);
   if (run_id.empty()) bad_path(path, "the run id is empty");
   if (name.empty()) bad_path(path, "the checkpoint name is empty");
+  if (has_control_character(run_id) || has_control_character(name)) bad_path(path, "it holds a control character");
   CheckpointType type;
   if (kind == "weights") {
     type = CheckpointType::training;

@@ -185,11 +185,16 @@ ForwardBackwardOutput decode_output(std::string_view bytes) {
 
   ForwardBackwardOutput out;
   out.metrics.insert(msg->metrics().begin(), msg->metrics().end());
-  if (msg->loss_fn_outputs().empty()) {
-    out.loss_fn_output_type = msg->loss_fn_output_type().empty() ? "ArrayRecord" : msg->loss_fn_output_type();
-    return out;
+  // An empty type is "ArrayRecord" with or without records: otherwise records holding no datum would
+  // decode to "", and the same output sent back (without records) to "ArrayRecord" (found by fuzzing).
+  if (msg->loss_fn_output_type().empty()) {
+    out.loss_fn_output_type = "ArrayRecord";
+  } else if (msg->loss_fn_outputs().empty()) {
+    out.loss_fn_output_type = msg->loss_fn_output_type();
+  } else {
+    out.loss_fn_output_type = bare_class_name(msg->loss_fn_output_type());
   }
-  out.loss_fn_output_type = bare_class_name(msg->loss_fn_output_type());
+  if (msg->loss_fn_outputs().empty()) return out;
 
   // Σ num_datums is authoritative (it survives writers that drop every field); 0 means an older
   // writer, whose records each count the datums of their first field.

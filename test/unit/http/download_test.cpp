@@ -256,5 +256,12 @@ TEST(ContentRange, Parses) {
   EXPECT_FALSE(parse_content_range("bytes -1/2"));
 }
 
+// Fuzzing found "bytes 0-99/1" accepted: a range past its own total (test/fuzz/regressions/urls/).
+TEST(ContentRange, RefusesARangePastItsTotal) {
+  EXPECT_FALSE(parse_content_range("bytes 0-99/1"));
+  EXPECT_FALSE(parse_content_range("bytes 0-100/100"));
+  EXPECT_EQ(parse_content_range("bytes 0-99/100")->total, std::optional<std::uint64_t>(100));
+}
+
 }  // namespace
 }  // namespace tinker::http

@@ -55,6 +55,17 @@ TEST(TinkerPath, RejectsBadPathsSayingWhy) {
             "invalid tinker path \"tinker://a/weights/\": the checkpoint name is empty");
 }
 
+// Fuzzing found run ids with NUL bytes accepted ("tinker://3gh\0.../weights/x"): the download directory named
+// after the path would be cut at the NUL (test/fuzz/regressions/urls/).
+TEST(TinkerPath, RejectsControlCharacters) {
+  using namespace std::string_literals;
+  for (const std::string& path : {"tinker://a\0b/weights/x"s, "tinker://a/weights/x\0"s, "tinker://a\x01/weights/x"s,
+                                  "tinker://a/sampler_weights/x\ny"s, "tinker://a\x7f/weights/x"s}) {
+    EXPECT_TRUE(parse_error(path).ends_with(": it holds a control character")) << path;
+  }
+  EXPECT_EQ(TinkerPath::parse("tinker://a:train:0/weights/caf\xc3\xa9").name, "caf\xc3\xa9");  // UTF-8 is fine
+}
+
 TEST(CheckpointType, Names) {
   EXPECT_STREQ(to_string(CheckpointType::training), "training");
   EXPECT_STREQ(path_kind(CheckpointType::sampler), "sampler_weights");

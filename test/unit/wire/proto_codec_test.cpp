@@ -411,6 +411,15 @@ TEST(ProtoDecode, PackedAndUnpackedShapesAreEquivalent) {
   }
 }
 
+// Fuzzing found records with no datum and no type decoding to type "" while the same output re-sent
+// without records decoded to "ArrayRecord" (test/fuzz/regressions/protobuf_decode/).
+TEST(ProtoDecode, EmptyTypeIsArrayRecordAlsoWithRecordsOfNoDatum) {
+  const std::string bytes = WireWriter().message(2, WireWriter()).str();
+  const auto decoded = from_protobuf<ForwardBackwardOutput>(bytes);
+  EXPECT_EQ(decoded.loss_fn_output_type, "ArrayRecord");
+  EXPECT_EQ(from_protobuf<ForwardBackwardOutput>(to_protobuf(decoded)), decoded);
+}
+
 TEST(ProtoDecode, PackedAndUnpackedTrailingShapesAreEquivalent) {
   const auto output_with = [](const WireWriter& trailing_shape_and_rest) {
     const WireWriter entry = WireWriter().bytes(1, "x").message(2, trailing_shape_and_rest);
