@@ -176,7 +176,8 @@ bool should_retry_status(int status, std::string_view x_should_retry_header) noe
 
 bool layer1_should_retry(boost::system::error_code ec, const Response& response) noexcept {
   // A bare 400 comes as connection_failed with its status (attempt_error): retried as one.
-  if (response.status == 0 || ec == errc::connection_failed) return ec == errc::connection_failed || ec == errc::timeout;
+  if (response.status == 0 || ec == errc::connection_failed)
+    return ec == errc::connection_failed || ec == errc::timeout;
   return should_retry_status(response.status, response.header("x-should-retry"));
 }
 

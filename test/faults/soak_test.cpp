@@ -70,8 +70,8 @@ asio::awaitable<TrainingRun> pipelined_training(ServiceClient& service, SoakSize
       run.losses.push_back(mean_nll(previous->batch, output));
     }
     if (current && (step + 1) % size.checkpoint_every == 0) {
-      auto saved = co_await training.async_save_state("soak-" + std::to_string(step + 1), SaveStateOptions(),
-                                                      use_awaitable);
+      auto saved =
+          co_await training.async_save_state("soak-" + std::to_string(step + 1), SaveStateOptions(), use_awaitable);
       co_await saved.async_get(use_awaitable);
       ++run.operations;
     }
@@ -170,8 +170,7 @@ TEST_F(FaultSoak, TrainingUnderFaultsAppliesEveryStepOnceAndMatchesACleanRun) {
   const FaultCounts faults = count_faults(audit);
   print_report(std::cout, "training", size, faults, audit.requests.size(), start, resource_use());
   std::cout << "  operations applied exactly once, in order: " << model.applied_seq_ids.size() << " of "
-            << faulty.operations << "; losses equal to the clean run's: " << (faulty.losses == clean.losses)
-            << "\n";
+            << faulty.operations << "; losses equal to the clean run's: " << (faulty.losses == clean.losses) << "\n";
   EXPECT_GT(faults.total, 0u);
 }
 

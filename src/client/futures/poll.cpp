@@ -202,8 +202,9 @@ class PollLoop {
       }
       case AnswerKind::malformed: break;
     }
-    std::string message = "retrieve_future answered something that is neither a result nor a status: " +
-                          answer.problem + " (content type '" + std::string(response.content_type()) + "')";
+    std::string message =
+        "retrieve_future answered something that is neither a result nor a status: " + answer.problem +
+        " (content type '" + std::string(response.content_type()) + "')";
     if (unreadable_answers_ < max_unreadable_answers) return ask_again_after_unreadable(response, message);
     const bool json_or_unlabelled = response.is_json() || response.content_type().empty();
     const errc code = json_or_unlabelled ? errc::decode_error : errc::protocol_error;

@@ -30,8 +30,8 @@ asio::awaitable<StepsRun> train(ServiceClient& service, int steps) {
   run.model_id = training.model_id();
   for (int step = 0; step < steps; ++step) {
     const std::vector<Datum> batch = tiny_batch(3, 10, static_cast<std::uint32_t>(step));
-    auto gradients = co_await training.async_forward_backward(ForwardBackwardInput(batch, loss_fn::cross_entropy),
-                                                              use_awaitable);
+    auto gradients =
+        co_await training.async_forward_backward(ForwardBackwardInput(batch, loss_fn::cross_entropy), use_awaitable);
     auto update = co_await training.async_optim_step(AdamParams(1e-3), use_awaitable);
     const ForwardBackwardOutput output = co_await gradients.async_get(use_awaitable);
     co_await update.async_get(use_awaitable);

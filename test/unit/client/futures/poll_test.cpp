@@ -316,12 +316,21 @@ TEST_F(FuturePollTest, Http410MeansExpired) {
 
 TEST_F(FuturePollTest, BadRequestIsRetriedThreeTimesThenFails) {
   ScriptedServer server;
-  server.set_default_response(ScriptedResponse(400, ""));  // a bare 400 (Content-Length: 0)
+  server.set_default_response(ScriptedResponse(400, R"({"detail":"flaky proxy"})"));
   make_client(server);
   const PollOutcome outcome = poll(request());
   EXPECT_EQ(outcome.error, make_error_code(errc::bad_request));
   EXPECT_EQ(server.request_count(), 4u);
   EXPECT_TRUE(clock_->sleeps.empty());
+}
+
+TEST_F(FuturePollTest, ABare400IsAConnectionFaultRetriedThreeTimes) {
+  ScriptedServer server;
+  server.set_default_response(ScriptedResponse(400, ""));  // a bare 400 (Content-Length: 0), as proxies send
+  make_client(server);
+  const PollOutcome outcome = poll(request());
+  EXPECT_EQ(outcome.error, make_error_code(errc::connection_failed));
+  EXPECT_EQ(server.request_count(), 4u);
 }
 
 TEST_F(FuturePollTest, A408WithJsonResetsTheBadRequestCount) {
@@ -367,14 +376,28 @@ TEST_F(FuturePollTest, BillingHoldPausesOnlyWithBillingState) {
   EXPECT_EQ(poll(request()).error, make_error_code(errc::payment_required));
 }
 
-TEST_F(FuturePollTest, AnswersThatAreNeitherResultNorStatusAreErrors) {
+TEST_F(FuturePollTest, AnUnreadableAnswerIsAskedForAgainWithBackOff) {
   ScriptedServer server;
   server.push(ScriptedResponse(200, "{\"type\": tru"));
+  server.push(ScriptedResponse(200, "[1, 2]"));
+  server.push(ScriptedResponse(200, create_model_result));
+  make_client(server);
+  const PollOutcome outcome = poll(request());
+  ASSERT_FALSE(outcome.error) << outcome.diag.message;
+  EXPECT_EQ(server.request_count(), 3u);
+  EXPECT_EQ(clock_->sleeps, (std::vector<milliseconds>{milliseconds(100), milliseconds(200)}));
+}
+
+TEST_F(FuturePollTest, AnswersThatAreNeitherResultNorStatusAreErrorsAfterSixInARow) {
+  ScriptedServer server;
+  for (int i = 0; i < 6; ++i) server.push(ScriptedResponse(200, "{\"type\": tru"));
   ScriptedResponse html(200, "<html>proxy error</html>");
   html.content_type = "text/html";
-  server.push(html);
+  for (int i = 0; i < 6; ++i) server.push(html);
   make_client(server);
-  EXPECT_EQ(poll(request()).error, make_error_code(errc::decode_error));
+  const PollOutcome garbled = poll(request());
+  EXPECT_EQ(garbled.error, make_error_code(errc::decode_error));
+  EXPECT_NE(garbled.diag.message.find("6 such answers in a row"), std::string::npos) << garbled.diag.message;
   const PollOutcome outcome = poll(request());
   EXPECT_EQ(outcome.error, make_error_code(errc::protocol_error));
   EXPECT_NE(outcome.diag.message.find("text/html"), std::string::npos) << outcome.diag.message;
