@@ -18,19 +18,11 @@ namespace asio = boost::asio;
 constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 constexpr std::int64_t checkpoint_ttl_seconds = 3600;  // a run against the real service leaves nothing for long
 
-class CheckpointRecord {
+class CheckpointRecord : public Outcomes {
  public:
-  void fail(const boost::system::error_code& ec, const diagnostics& diag) {
-    ++failed;
-    if (first_error.empty()) first_error = describe_failure(ec, diag);
-  }
-
-  std::int64_t completed = 0;
-  std::int64_t failed = 0;
   std::vector<double> save_state_ms, save_sampler_ms, load_state_ms, download_ms;
   std::uint64_t archive_bytes = 0;  ///< every download's
   double download_seconds = 0;
-  std::string first_error;
 };
 
 // save_state; the checkpoint's path, empty on failure.

@@ -83,4 +83,18 @@ std::string joined_ids(const std::vector<TokenId>& ids);
 /// "<message>: <diagnostics message>" of a failed call, for a result's first_error.
 std::string describe_failure(const boost::system::error_code& ec, const diagnostics& diag);
 
+/// What every scenario counts: iterations completed and failed, and the first failure's
+/// description (a result's `first_error`).
+class Outcomes {
+ public:
+  void fail(const boost::system::error_code& ec, const diagnostics& diag) {
+    ++failed;
+    if (first_error.empty()) first_error = describe_failure(ec, diag);
+  }
+
+  std::int64_t completed = 0;
+  std::int64_t failed = 0;
+  std::string first_error;
+};
+
 }  // namespace tinker::bench

@@ -18,20 +18,12 @@ class Group {
   SampleResponse response;
 };
 
-class RlRecord {
+class RlRecord : public Outcomes {
  public:
-  void fail(const boost::system::error_code& ec, const diagnostics& diag) {
-    ++failed;
-    if (first_error.empty()) first_error = describe_failure(ec, diag);
-  }
-
-  std::int64_t completed = 0;
-  std::int64_t failed = 0;
   std::int64_t samples = 0;
   std::int64_t trained_tokens = 0;
   double sampling_seconds = 0;
   std::vector<double> iteration_ms, sample_phase_ms, train_phase_ms, sampler_refresh_ms;
-  std::string first_error;
 };
 
 asio::awaitable<void> sample_group(SamplingClient sampler, RlSettings settings, Group* group, RlRecord* record) {

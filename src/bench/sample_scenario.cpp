@@ -14,7 +14,7 @@ namespace asio = boost::asio;
 constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 
 // The shared state of one storm's workers (all on the io thread).
-class Storm {
+class Storm : public Outcomes {
  public:
   Storm(Bench* bench_, std::int64_t total_) : bench(bench_), total(total_) {}
 
@@ -26,8 +26,7 @@ class Storm {
   }
 
   void note_failure(const boost::system::error_code& ec, const diagnostics& diag) {
-    ++failed;
-    if (first_error.empty()) first_error = describe_failure(ec, diag);
+    fail(ec, diag);
     bench->progress.advance();
   }
 
@@ -47,13 +46,10 @@ class Storm {
   Bench* bench;
   std::int64_t total;
   std::int64_t next = 0;
-  std::int64_t completed = 0;
-  std::int64_t failed = 0;
   std::int64_t sequences = 0;
   std::int64_t generated_tokens = 0;
   std::uint64_t body_bytes = 0;
   std::vector<double> submit_ms, result_ms, total_ms, encode_us;
-  std::string first_error;
 };
 
 asio::awaitable<void> sample_worker(Storm* storm, SamplingClient sampler, ModelInput prompt, std::int64_t num_samples,

@@ -21,21 +21,13 @@ class StepInFlight {
   double submit_ms = 0;  ///< the caller's time in the two submits
 };
 
-class TrainRecord {
+class TrainRecord : public Outcomes {
  public:
-  void fail(const boost::system::error_code& ec, const diagnostics& diag) {
-    ++failed;
-    if (first_error.empty()) first_error = describe_failure(ec, diag);
-  }
-
-  std::int64_t completed = 0;
-  std::int64_t failed = 0;
   std::vector<double> encode_ms, submit_ms, wait_ms;
   std::uint64_t body_bytes = 0;
   double encode_seconds = 0;
   std::uint64_t gradient_bytes = 0;    ///< forward_backward bodies
   double gradient_submit_seconds = 0;  ///< forward_backward calls until accepted
-  std::string first_error;
 };
 
 asio::awaitable<void> submit_step(TrainingClient* training, ForwardBackwardInput input, TrainRecord* record,
