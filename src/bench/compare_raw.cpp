@@ -93,7 +93,7 @@ asio::awaitable<Point> measure(Bench* bench, WorkerGroup* workers, PointCounter*
   Point point;
   const auto samples = static_cast<double>(counter->samples * per_call);
   point.samples_per_s = samples / seconds_between(counter->measured_from, end);
-  point.cpu_us_per_sample = samples > 0 ? cpu * 1e6 / samples : 0.0;
+  point.cpu_us_per_sample = per(cpu * 1e6, samples);
   point.latency_p50_ms = Percentiles(counter->latency_ms).p50;
   bench->progress.advance();
   co_return point;

@@ -20,6 +20,11 @@ double seconds_between(Clock::time_point from, Clock::time_point to);
 /// Milliseconds between two steady-clock points.
 double ms_between(Clock::time_point from, Clock::time_point to);
 
+/// `amount / count`, or 0 when nothing was counted (a rate or a mean over an empty run).
+inline double per(double amount, double count) {
+  return count > 0 ? amount / count : 0.0;
+}
+
 /// User + system CPU time of this whole process (every thread), from getrusage(RUSAGE_SELF). A forked local server
 /// is another process and never counted here.
 double process_cpu_seconds();

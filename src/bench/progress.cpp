@@ -43,7 +43,7 @@ asio::awaitable<void> Progress::redraw_loop(Progress* self, std::shared_ptr<bool
 
 void Progress::draw() {
   const double elapsed = seconds_between(started_, Clock::now());
-  const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
+  const double rate = per(static_cast<double>(done_), elapsed);
   char line[160];
   std::snprintf(line, sizeof line, "\r\033[K%s  %lld/%lld  %.1f/s  %.1f s", label_.c_str(),
                 static_cast<long long>(done_), static_cast<long long>(total_), rate, elapsed);

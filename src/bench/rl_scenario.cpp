@@ -119,10 +119,9 @@ void write_rl(const RlRecord& record, const Meter& meter, Report& report) {
   report.set_distribution("sample_phase_ms", Percentiles(record.sample_phase_ms));
   report.set_distribution("train_phase_ms", Percentiles(record.train_phase_ms));
   report.set_distribution("sampler_refresh_ms", Percentiles(record.sampler_refresh_ms));
-  report.set("samples_per_s_sampling",
-             record.sampling_seconds > 0 ? static_cast<double>(record.samples) / record.sampling_seconds : 0.0);
-  report.set("trained_tokens_per_s", wall > 0 ? static_cast<double>(record.trained_tokens) / wall : 0.0);
-  report.set("client_cpu_ms_per_iteration", completed > 0 ? meter.cpu_seconds() * 1e3 / completed : 0.0);
+  report.set("samples_per_s_sampling", per(static_cast<double>(record.samples), record.sampling_seconds));
+  report.set("trained_tokens_per_s", per(static_cast<double>(record.trained_tokens), wall));
+  report.set("client_cpu_ms_per_iteration", per(meter.cpu_seconds() * 1e3, completed));
   report.set_text("first_error", record.first_error);
 }
 

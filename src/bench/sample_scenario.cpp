@@ -105,13 +105,13 @@ void write_storm(const Storm& storm, const Meter& meter, Report& report) {
   const double wall = meter.wall_seconds();
   report.set("completed", storm.completed);
   report.set("failed", storm.failed);
-  report.set("requests_per_s", wall > 0 ? static_cast<double>(storm.completed) / wall : 0.0);
+  report.set("requests_per_s", per(static_cast<double>(storm.completed), wall));
   report.set_distribution("submit_ms", Percentiles(storm.submit_ms));
   report.set_distribution("result_ms", Percentiles(storm.result_ms));
   report.set_distribution("total_ms", Percentiles(storm.total_ms));
   report.set_distribution("encode_us", Percentiles(storm.encode_us));
   report.set("body_bytes_per_request",
-             storm.completed > 0 ? static_cast<double>(storm.body_bytes) / static_cast<double>(storm.completed) : 0.0);
+             per(static_cast<double>(storm.body_bytes), static_cast<double>(storm.completed)));
   report.set_text("first_error", storm.first_error);
 }
 
@@ -145,12 +145,10 @@ asio::awaitable<void> run_sample(Bench* bench, SampleSettings settings, Report* 
 
   const double wall = meter->wall_seconds();
   report->set("samples", storm.sequences);
-  report->set("samples_per_s", wall > 0 ? static_cast<double>(storm.sequences) / wall : 0.0);
-  report->set("generated_tokens_per_s", wall > 0 ? static_cast<double>(storm.generated_tokens) / wall : 0.0);
-  report->set("prompt_tokens_per_s",
-              wall > 0 ? static_cast<double>(storm.completed * settings.prompt_tokens) / wall : 0.0);
-  report->set("client_cpu_us_per_sample",
-              storm.sequences > 0 ? meter->cpu_seconds() * 1e6 / static_cast<double>(storm.sequences) : 0.0);
+  report->set("samples_per_s", per(static_cast<double>(storm.sequences), wall));
+  report->set("generated_tokens_per_s", per(static_cast<double>(storm.generated_tokens), wall));
+  report->set("prompt_tokens_per_s", per(static_cast<double>(storm.completed * settings.prompt_tokens), wall));
+  report->set("client_cpu_us_per_sample", per(meter->cpu_seconds() * 1e6, static_cast<double>(storm.sequences)));
   write_storm(storm, *meter, *report);
   if (settings.compare_raw) co_await run_compare_raw(bench, settings, sampler, report);
 }
@@ -176,10 +174,8 @@ asio::awaitable<void> run_logprobs(Bench* bench, LogprobsSettings settings, Repo
   bench->progress.end();
 
   const double wall = meter->wall_seconds();
-  report->set("prompt_tokens_per_s",
-              wall > 0 ? static_cast<double>(storm.completed * settings.prompt_tokens) / wall : 0.0);
-  report->set("client_cpu_us_per_request",
-              storm.completed > 0 ? meter->cpu_seconds() * 1e6 / static_cast<double>(storm.completed) : 0.0);
+  report->set("prompt_tokens_per_s", per(static_cast<double>(storm.completed * settings.prompt_tokens), wall));
+  report->set("client_cpu_us_per_request", per(meter->cpu_seconds() * 1e6, static_cast<double>(storm.completed)));
   write_storm(storm, *meter, *report);
 }
 

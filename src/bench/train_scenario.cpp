@@ -81,8 +81,8 @@ void write_train(const TrainSettings& settings, const Bench& bench, const TrainR
   const auto completed = static_cast<double>(record.completed);
   report.set("steps_completed", record.completed);
   report.set("failed", record.failed);
-  report.set("steps_per_s", wall > 0 ? completed / wall : 0.0);
-  report.set("tokens_per_s", wall > 0 ? completed * static_cast<double>(settings.batch * settings.tokens) / wall : 0.0);
+  report.set("steps_per_s", per(completed, wall));
+  report.set("tokens_per_s", per(completed * static_cast<double>(settings.batch * settings.tokens), wall));
   report.set_distribution("encode_ms", Percentiles(record.encode_ms));
   report.set_distribution("submit_ms", Percentiles(record.submit_ms));
   report.set_distribution("wait_ms", Percentiles(record.wait_ms));
@@ -92,13 +92,12 @@ void write_train(const TrainSettings& settings, const Bench& bench, const TrainR
   } else {
     report.set_null("result_delay_ms");
   }
-  report.set("body_bytes_per_step", completed > 0 ? static_cast<double>(record.body_bytes) / completed : 0.0);
-  report.set("encode_gb_per_s",
-             record.encode_seconds > 0 ? static_cast<double>(record.body_bytes) / record.encode_seconds / 1e9 : 0.0);
+  report.set("body_bytes_per_step", per(static_cast<double>(record.body_bytes), completed));
+  report.set("encode_gb_per_s", per(static_cast<double>(record.body_bytes), record.encode_seconds) / 1e9);
   report.set("submit_gb_per_s", record.gradient_submit_seconds > 0
                                     ? static_cast<double>(record.gradient_bytes) / record.gradient_submit_seconds / 1e9
                                     : 0.0);
-  report.set("client_cpu_ms_per_step", completed > 0 ? meter.cpu_seconds() * 1e3 / completed : 0.0);
+  report.set("client_cpu_ms_per_step", per(meter.cpu_seconds() * 1e3, completed));
   report.set_text("first_error", record.first_error);
 }
 
