@@ -55,7 +55,7 @@ std::vector<local::RequestRecord> requests_to(const local::AuditReport& audit, s
   return out;
 }
 
-const local::ModelAudit& audit_of(const local::AuditReport& audit, std::string_view model_id) {
+local::ModelAudit audit_of(const local::AuditReport& audit, std::string_view model_id) {
   for (const auto& model : audit.models) {
     if (model.model_id == model_id) return model;
   }

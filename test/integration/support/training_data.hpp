@@ -25,7 +25,7 @@ std::vector<float> all_logprobs(const ForwardBackwardOutput& output);
 /// The requests of the arrival log whose path ends with `endpoint`, in arrival order.
 std::vector<local::RequestRecord> requests_to(const local::AuditReport& audit, std::string_view endpoint);
 
-/// The audit of one model (fails the test if the model is not in the report).
-const local::ModelAudit& audit_of(const local::AuditReport& audit, std::string_view model_id);
+/// A copy of the audit of one model, safe to keep from a temporary report (throws if the model is not in it).
+local::ModelAudit audit_of(const local::AuditReport& audit, std::string_view model_id);
 
 }  // namespace tinker::test

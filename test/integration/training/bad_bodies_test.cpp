@@ -47,7 +47,7 @@ class BadBodiesTest : public LocalService {
     return run(train(*service, steps), std::chrono::minutes(5));
   }
   void expect_applied_once(const StepsRun& result, std::size_t operations) {
-    const local::ModelAudit& model = audit_of(server->audit(), result.model_id);
+    const local::ModelAudit model = audit_of(server->audit(), result.model_id);
     EXPECT_TRUE(model.exactly_once_in_order) << ::testing::PrintToString(model.problems);
     EXPECT_EQ(model.applied_seq_ids.size(), operations);
   }
