@@ -34,4 +34,5 @@ target_compile_definitions(tinker_thread_tests PRIVATE
   TINKER_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data"
   TINKER_GOLDEN_DIR="${CMAKE_CURRENT_BINARY_DIR}/golden"
   ${TINKER_TOKENIZER_REFERENCE_DEFINITIONS})
+tinker_test_pch(tinker_thread_tests <tinker/tinker.hpp>)
 gtest_discover_tests(tinker_thread_tests DISCOVERY_TIMEOUT 120)

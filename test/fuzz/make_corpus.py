@@ -135,6 +135,25 @@ def retry_after_seeds():
         write("retry_after", bytes([choice]) + value.encode())
 
 
+def poll_answer_seeds():
+    # First byte: the Content-Type (0 JSON, 1 protobuf, 2 text, 3 none), as in fuzz_poll_answer.cpp.
+    bodies = [
+        '{"type":"try_again","request_id":"r-1","queue_state":"active"}',
+        '{"type":"try_again","request_id":"r-1","queue_state":"paused_rate_limit","queue_state_reason":"busy"}',
+        '{"type":"try_again","queue_state":null}',
+        '{"status":"complete_metadata","request_id":"r-1","response_payload_size":1048576}',
+        '{"error":"bad batch","category":"user"}',
+        '{"error":{"detail":[1,2]},"category":"server"}',
+        '{"loss_fn_output_type":"ArrayRecord","loss_fn_outputs":[],"metrics":{"loss:sum":1.5}}',
+        '[1,2,3]', '{"type":', '',
+    ]
+    for body in bodies:
+        for content_type in (0, 3):
+            write("poll_answer", bytes([content_type]) + body.encode())
+    write("poll_answer", bytes([1]) + b"\x0a\x0cArrayRecord")
+    write("poll_answer", bytes([2]) + b"upstream connect error")
+
+
 def url_seeds():
     seeds = [
         (0, "tinker://S-1:train:0/weights/step-10"), (0, "tinker://run/sampler_weights/final"),
@@ -314,6 +333,7 @@ def main():
     zstd_seeds()
     http_seeds()
     retry_after_seeds()
+    poll_answer_seeds()
     url_seeds()
     jwt_seeds()
     tokenizer_seeds()

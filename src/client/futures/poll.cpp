@@ -50,6 +50,7 @@ class Step {
 
   Action action = Action::poll_again;
   milliseconds delay{0};
+  bool asks_again_after_unreadable = false;  ///< a 2xx answer that could not be read: counted as a retry
   PollOutcome outcome;
 };
 
@@ -223,7 +224,9 @@ class PollLoop {
               " of " + std::to_string(max_unreadable_answers) + ")";
       request_.warn(line);
     }
-    return Step::sleep(delay);
+    Step step = Step::sleep(delay);
+    step.asks_again_after_unreadable = true;
+    return step;
   }
 
   PollOutcome answer_failure(errc code, const http::Response& response, std::string message) const {
@@ -310,13 +313,13 @@ PollOutcome exception_outcome(const PollRequest& request, boost::system::error_c
   return outcome;
 }
 
-// The loop's next step after an answer; a poll sent again after a failed one is a retry of layer 4
-// (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
+// The loop's next step after an answer; a poll sent again after a failed or unreadable one is a retry
+// of layer 4 (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
 Step counted_step(http::RequestTally& tally, PollLoop& loop, boost::system::error_code ec, http::Response&& response,
                   diagnostics&& diag) {
   const bool failed = ec && response.status != 408;  // a 408 says "not ready yet", as try_again does
   Step step = loop.on_answer(ec, std::move(response), std::move(diag));
-  if (failed && step.action != Step::Action::finish) tally.note_retry();
+  if ((failed || step.asks_again_after_unreadable) && step.action != Step::Action::finish) tally.note_retry();
   return step;
 }
 

@@ -114,6 +114,13 @@ TEST_F(RequestCountersTest, APollAfterAFailedPollIsARetry) {
   EXPECT_EQ(delta.retries, 1u);
 }
 
+TEST_F(RequestCountersTest, APollAskedAgainAfterAnUnreadableAnswerIsARetry) {
+  const RequestCounters delta = step_with({once("retrieve_future", local::FaultKind::malformed_json)});
+  EXPECT_EQ(delta.retries, 1u);
+  EXPECT_EQ(delta.server_errors, 0u);
+  EXPECT_EQ(delta.transport_errors, 0u);
+}
+
 TEST_F(RequestCountersTest, ASampleResentAfterBackpressureCountsThe429AndTheRetry) {
   run(one_sample(*service));  // bootstrap first, so only the sample's own requests follow
   const RequestCounters before = service->counters();

@@ -260,6 +260,10 @@ TEST(ProtoOutputErrors, BadNumDatums) {
   msg.mutable_loss_fn_outputs(0)->clear_fields();
   msg.mutable_loss_fn_outputs(0)->set_num_datums(std::int64_t{1} << 40);
   expect_output_error(msg, "loss_fn_outputs[0].num_datums: more than");
+  msg.mutable_loss_fn_outputs(0)->set_num_datums(std::int64_t{1} << 16);
+  EXPECT_EQ(from_protobuf<ForwardBackwardOutput>(msg.SerializeAsString()).loss_fn_outputs.size(), std::size_t{1} << 16);
+  msg.mutable_loss_fn_outputs(0)->set_num_datums((std::int64_t{1} << 16) + 1);
+  expect_output_error(msg, "loss_fn_outputs[0].num_datums: more than 65536 datums in total");
   msg.mutable_loss_fn_outputs(0)->set_num_datums(std::numeric_limits<std::int64_t>::max());
   msg.add_loss_fn_outputs()->set_num_datums(std::numeric_limits<std::int64_t>::max());
   expect_output_error(msg, "loss_fn_outputs[0].num_datums: more than");
