@@ -217,8 +217,12 @@ asio::awaitable<std::string> create_repo(HubCall* call, std::string repo_id, boo
   const boost::json::value body = call->json_of(response, "creating the repo " + repo_id);
   const auto* url = body.is_object() ? body.as_object().if_contains("url") : nullptr;
   if (url != nullptr && url->is_string()) {
-    const std::string path = http::parse_absolute_url(std::string(url->as_string()), "repo URL").path;
-    if (path.size() > 1 && path.find('/', 1) != std::string::npos) co_return path.substr(1);
+    // "{endpoint}/{namespace}/{name}", the endpoint possibly with a path of its own.
+    const std::string_view text = url->as_string();
+    const std::string prefix = call->endpoint + "/";
+    if (text.starts_with(prefix) && hub_repo_id_problem(text.substr(prefix.size())).empty()) {
+      co_return std::string(text.substr(prefix.size()));
+    }
   }
   if (slash != std::string::npos) co_return repo_id;
   const std::string owner = co_await whoami(call);

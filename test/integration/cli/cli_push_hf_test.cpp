@@ -73,9 +73,9 @@ class CliPushHf : public CliTest {
     return hub_read_file(hub(), repo, revision, file).value_or("<missing>");
   }
 
-  std::vector<RequestRecord> requests_to(std::string_view prefix) const {
-    std::vector<RequestRecord> found;
-    for (const RequestRecord& record : server->audit().requests) {
+  std::vector<local::RequestRecord> requests_to(std::string_view prefix) const {
+    std::vector<local::RequestRecord> found;
+    for (const local::RequestRecord& record : server->audit().requests) {
       if (record.path.starts_with(prefix)) found.push_back(record);
     }
     return found;
@@ -280,6 +280,39 @@ TEST_F(CliPushHf, AFailedUploadShowsTheHubsStatusAndRequestId) {
   const auto preuploads = requests_to("/api/models/" + repo + "/preupload/main");
   ASSERT_GE(preuploads.size(), 2u);
   EXPECT_EQ(preuploads[preuploads.size() - 2].fault, "status_503");
+}
+
+// The library under the command: a file over the emulation's 8 MiB part size goes up in parts
+// (a PUT per part, then the completion), and a second commit of the same bytes uploads nothing.
+TEST_F(CliPushHf, LargeFilesGoUpInPartsAndKnownObjectsAreNotResent) {
+  const std::string repo = account() + "/large";
+  ASSERT_EQ(hub_create_repo(hub(), repo, true, false), repo);
+  std::string bytes(9u << 20, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 7919u) >> 5);
+  const fs::path file = scratch / "weights.safetensors";
+  std::ofstream(file, std::ios::binary) << bytes;
+
+  HubCommitRequest request;
+  request.repo_id = repo;
+  request.summary = "large";
+  request.files.emplace_back("weights.safetensors", file);
+  std::uint64_t reported = 0;
+  request.on_progress = [&reported](std::uint64_t done, std::uint64_t) { reported = done; };
+  const HubCommitInfo first = hub_commit(hub(), request);
+  EXPECT_EQ(first.lfs_files, std::vector<std::string>{"weights.safetensors"});
+  EXPECT_EQ(first.lfs_bytes_sent, bytes.size());
+  EXPECT_EQ(reported, bytes.size());
+  const auto parts = requests_to("/_hub_lfs/");
+  ASSERT_EQ(parts.size(), 3u);  // two parts and the completion
+  EXPECT_EQ(parts[0].method, "PUT");
+  EXPECT_EQ(parts[2].method, "POST");
+  EXPECT_EQ(hub_read_file(hub(), repo, "main", "weights.safetensors"), bytes);
+
+  request.summary = "again";
+  const HubCommitInfo second = hub_commit(hub(), request);
+  EXPECT_EQ(second.lfs_bytes_sent, 0u);
+  EXPECT_EQ(requests_to("/_hub_lfs/").size(), 3u);
+  EXPECT_NE(second.commit_oid, first.commit_oid);
 }
 
 }  // namespace
