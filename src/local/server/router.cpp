@@ -185,13 +185,14 @@ Route match_hub(std::string_view method, std::string_view path) {
   return route;
 }
 
-// The Hub's upload API (hub_upload.cpp parses the rest): /api/... outside /api/v1/, the LFS
-// endpoints /{org}/{name}.git/info/lfs/..., and the upload URLs /_hub_lfs/{token}. Any method.
+// The Hub's upload API (hub_upload.cpp parses the rest): /api/whoami-v2, /api/repos/...,
+// /api/models/..., the LFS endpoints /{org}/{name}.git/info/lfs/..., and the upload URLs
+// /_hub_lfs/{token}. Any method.
 std::optional<Route> match_hub_upload(std::string_view path) {
-  constexpr std::string_view api = "/api/";
   constexpr std::string_view lfs_uploads = "/_hub_lfs/";
   if (path.starts_with(lfs_uploads) && path.size() > lfs_uploads.size()) return ok(Endpoint::hub_lfs);
-  if (path.starts_with(api) || path.find(".git/info/lfs/") != std::string_view::npos) return ok(Endpoint::hub_api);
+  const bool api = path == "/api/whoami-v2" || path.starts_with("/api/repos/") || path.starts_with("/api/models/");
+  if (api || path.find(".git/info/lfs/") != std::string_view::npos) return ok(Endpoint::hub_api);
   return std::nullopt;
 }
 
