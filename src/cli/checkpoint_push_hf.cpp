@@ -198,7 +198,13 @@ asio::awaitable<void> checkpoint_push_hf(Context& context, PushOptions command) 
   for (const std::string& file : files) request.files.emplace_back(file, folder / file);
   auto bar = std::make_shared<ProgressBar>(context.err, context.env.error_is_terminal, "Uploading");
   request.on_progress = [bar](std::uint64_t done, std::uint64_t total) { bar->update(done, total); };
-  const HubCommitInfo info = on_hub([&] { return hub_commit(hub, request, lookup); });
+  HubCommitInfo info;
+  try {
+    info = on_hub([&] { return hub_commit(hub, request, lookup); });
+  } catch (...) {
+    bar->finish();  // the error goes on a line of its own
+    throw;
+  }
   bar->finish();
   print_result(context, command, repo_id, revision, info, files);
 }
