@@ -233,7 +233,8 @@ TEST_F(CliPushHf, MissingTokenAndBadRepoIdAreNamedBeforeAnyRequest) {
   const CliResult no_token = push({"checkpoint", "push-hf", path, "-r", "someone/adapter"}, false);
   EXPECT_EQ(no_token.code, cli::exit_failure);
   EXPECT_EQ(no_token.err,
-            "Error: HF_TOKEN is not set: push-hf needs a Hugging Face token with write access (set HF_TOKEN)\n");
+            "Error: HF_TOKEN is not set (nor a token saved by `hf auth login`): push-hf needs a Hugging Face token "
+            "with write access (set HF_TOKEN)\n");
 
   const CliResult bad = push({"checkpoint", "push-hf", path, "-r", "bad repo!"});
   EXPECT_EQ(bad.code, cli::exit_usage);
@@ -242,6 +243,18 @@ TEST_F(CliPushHf, MissingTokenAndBadRepoIdAreNamedBeforeAnyRequest) {
   EXPECT_EQ(nested.code, cli::exit_usage);
   EXPECT_THAT(nested.err, HasSubstr("more than one '/'"));
   EXPECT_EQ(server->audit().requests.size(), before);
+}
+
+TEST_F(CliPushHf, ATokenSavedByHfAuthLoginIsUsed) {
+  const RunWithCheckpoints run = make_run({"a"});
+  std::ofstream(scratch / "token") << test_api_key << "\n";
+  std::map<std::string, std::string> vars = variables();
+  vars["HF_ENDPOINT"] = server->base_url();
+  vars["HF_HOME"] = scratch.string();
+  const CliResult result =
+      run_cli({"checkpoint", "push-hf", run.training_paths[0], "-r", account() + "/saved"}, "", vars);
+  EXPECT_EQ(result.code, cli::exit_ok) << result.err;
+  EXPECT_NE(hub_read_file(hub(), account() + "/saved", "main", "adapter_config.json"), std::nullopt);
 }
 
 TEST_F(CliPushHf, ARefusedTokenIsNamedWithoutItsValue) {
