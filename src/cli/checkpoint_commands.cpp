@@ -1,5 +1,5 @@
-// `tinker checkpoint list|info|publish|unpublish|set-ttl` (doc/cli.md). `delete` and `download` are
-// in their own files.
+// `tinker checkpoint list|info|publish|unpublish|set-ttl` (doc/cli.md). `delete`, `download` and
+// `push-hf` are in their own files.
 #include "cli/checkpoint_support.hpp"
 #include "cli/context.hpp"
 #include "cli/output.hpp"
@@ -184,6 +184,7 @@ void add_checkpoint_commands(CLI::App& app, Action& action) {
 
   add_checkpoint_delete_command(group, action);
   add_checkpoint_download_command(group, action);
+  add_checkpoint_push_hf_command(group, action);
 }
 
 }  // namespace tinker::cli

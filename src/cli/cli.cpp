@@ -110,9 +110,7 @@ std::string friendly(const error& e) {
   }
 }
 
-void print_error(std::ostream& err, const error& e) {
-  err << "Error: " << friendly(e) << '\n';
-  const diagnostics& d = e.diag();
+void print_status_line(std::ostream& err, const diagnostics& d) {
   if (d.http_status != 0 || !d.request_id.empty()) {
     err << "  ";
     if (d.http_status != 0) err << "HTTP status " << d.http_status;
@@ -120,6 +118,11 @@ void print_error(std::ostream& err, const error& e) {
     if (!d.request_id.empty()) err << "request id " << d.request_id;
     err << '\n';
   }
+}
+
+void print_error(std::ostream& err, const error& e) {
+  err << "Error: " << friendly(e) << '\n';
+  print_status_line(err, e.diag());
 }
 
 // The state of one command run, on the io thread.
@@ -235,6 +238,7 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
     return usage_error(e.what());
   } catch (const CliError& e) {
     err << "Error: " << e.what() << '\n';
+    print_status_line(err, e.status);
   } catch (const error& e) {
     if (interrupted()) {
       err << "Interrupted.\n";

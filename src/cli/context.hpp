@@ -5,6 +5,7 @@
 
 #include "cli/cli.hpp"
 
+#include <tinker/error.hpp>
 #include <tinker/rest_client.hpp>
 #include <tinker/service_client.hpp>
 
@@ -28,10 +29,14 @@ namespace tinker::cli {
 
 enum class Format { table, json };
 
-/// A failed command (exit 1) whose message needs no diagnostics.
+/// A failed command (exit 1) in the command line's own words; `status` (when set) adds the
+/// "HTTP status N, request id X" line an API error gets (a failure of another service, the Hub).
 class CliError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  CliError(const std::string& message, diagnostics status_) : std::runtime_error(message), status(std::move(status_)) {}
+
+  diagnostics status;
 };
 
 /// A command line that cannot be run as given (exit 2), found after CLI11's own checks
@@ -116,5 +121,7 @@ void add_render_command(CLI::App& app, Action& action);
 /// `checkpoint delete` and `checkpoint download` (separate files, same group).
 void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);
+/// `checkpoint push-hf` (its own file too).
+void add_checkpoint_push_hf_command(CLI::App& checkpoint, Action& action);
 
 }  // namespace tinker::cli

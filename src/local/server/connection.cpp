@@ -231,6 +231,10 @@ asio::awaitable<void> run_handler(Frontend& fe, Exchange& ex) {
     handle_download(fe, ex);
   } else if (route.endpoint == Endpoint::hub_resolve) {
     handle_hub(fe, ex);
+  } else if (route.endpoint == Endpoint::hub_api) {
+    handle_hub_api(fe, ex);
+  } else if (route.endpoint == Endpoint::hub_lfs) {
+    handle_hub_lfs(fe, ex);
   } else if (route.endpoint == Endpoint::retrieve_future) {
     co_await handle_retrieve_future(fe, ex);
   } else {

@@ -23,6 +23,7 @@
 #include "local/server/auth.hpp"
 #include "local/server/faults.hpp"
 #include "local/server/http_util.hpp"
+#include "local/server/hub_store.hpp"
 #include "local/server/log.hpp"
 #include "local/server/router.hpp"
 #include "local/tokenizer/hub_repos.hpp"
@@ -137,6 +138,7 @@ class Frontend {
   RequestLog requests;
   std::string base_url;  ///< set once the port is known
   HubRepos hub_repos;    ///< served by handle_hub; set before the server listens
+  HubStore hub_store;    ///< repos pushed through the Hub upload API (handle_hub_api), served by handle_hub too
   /// While a future endpoint submits to the engine: where the queue-pause hook notes that a
   /// pause_queue fault fired (the exchange's fault name, for the arrival log).
   std::string* pause_note = nullptr;
@@ -163,6 +165,13 @@ void handle_admin(Frontend& fe, Exchange& ex);
 void handle_download(Frontend& fe, Exchange& ex);
 /// GET/HEAD of a Hugging Face Hub file (hub.cpp).
 void handle_hub(Frontend& fe, Exchange& ex);
+/// The Hub's upload API: whoami, repos, branches, preupload, commits, LFS batch (hub_upload.cpp).
+void handle_hub_api(Frontend& fe, Exchange& ex);
+/// The Hub account of the request's "Authorization: Bearer <API key>", or "" when there is none
+/// or the key is not accepted (hub_upload.cpp).
+std::string hub_account(Frontend& fe, const Exchange& ex);
+/// PUT/POST of /_hub_lfs/{token}: LFS object bytes and multipart completion (hub_upload.cpp).
+void handle_hub_lfs(Frontend& fe, Exchange& ex);
 
 /// Applies Content-Encoding and sets ex.body; false (with the reply set) on failure.
 bool decode_body(Frontend& fe, Exchange& ex);

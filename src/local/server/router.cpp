@@ -185,6 +185,17 @@ Route match_hub(std::string_view method, std::string_view path) {
   return route;
 }
 
+// The Hub's upload API (hub_upload.cpp parses the rest): /api/whoami-v2, /api/repos/...,
+// /api/models/..., the LFS endpoints /{org}/{name}.git/info/lfs/..., and the upload URLs
+// /_hub_lfs/{token}. Any method.
+std::optional<Route> match_hub_upload(std::string_view path) {
+  constexpr std::string_view lfs_uploads = "/_hub_lfs/";
+  if (path.starts_with(lfs_uploads) && path.size() > lfs_uploads.size()) return ok(Endpoint::hub_lfs);
+  const bool api = path == "/api/whoami-v2" || path.starts_with("/api/repos/") || path.starts_with("/api/models/");
+  if (api || path.find(".git/info/lfs/") != std::string_view::npos) return ok(Endpoint::hub_api);
+  return std::nullopt;
+}
+
 Route match_parameterised(std::string_view method, std::string_view path) {
   const std::vector<std::string_view> s = split_segments(path);
   if (s.size() < 2 || any_empty(s)) return Route{};
@@ -281,6 +292,8 @@ const char* endpoint_name(Endpoint endpoint) noexcept {
     case Endpoint::billing_usage: return "billing_usage";
     case Endpoint::download: return "download";
     case Endpoint::hub_resolve: return "hub_resolve";
+    case Endpoint::hub_api: return "hub_api";
+    case Endpoint::hub_lfs: return "hub_lfs";
     case Endpoint::admin_audit: return "admin_audit";
     case Endpoint::admin_requests: return "admin_requests";
     case Endpoint::admin_set_faults: return "admin_set_faults";
@@ -320,11 +333,12 @@ Route match_route(std::string_view method, std::string_view path) {
   if (path.substr(0, kAdminPrefix.size()) == kAdminPrefix) {
     return match_fixed(method, path.substr(kAdminPrefix.size()), kAdminRoutes);
   }
+  if (auto upload = match_hub_upload(path)) return *upload;
   return match_hub(method, path);
 }
 
 bool is_hub_path(std::string_view path) noexcept {
-  return match_hub("GET", path).status == Route::Status::ok;
+  return match_hub_upload(path).has_value() || match_hub("GET", path).status == Route::Status::ok;
 }
 
 std::string percent_decode(std::string_view text) {

@@ -59,6 +59,8 @@ enum class Endpoint : std::uint8_t {
   // outside /api/v1/
   download,
   hub_resolve,  ///< /{org}/{name}/resolve/{revision}/{file} (Hugging Face Hub-compatible)
+  hub_api,      ///< the Hub's upload API: /api/... (not /api/v1/) and /{org}/{name}.git/info/lfs/...
+  hub_lfs,      ///< /_hub_lfs/{token}: LFS object uploads (capability URLs, like signed ones)
   admin_audit,
   admin_requests,
   admin_set_faults,
@@ -95,7 +97,8 @@ class Route {
 /// already removed).
 Route match_route(std::string_view method, std::string_view path);
 
-/// True for a Hugging Face Hub file path (/{org}/{name}/resolve/{revision}/{file}).
+/// True for a Hugging Face Hub path: a file (/{org}/{name}/resolve/{revision}/{file}) or the
+/// upload API (hub_api, hub_lfs).
 bool is_hub_path(std::string_view path) noexcept;
 
 /// Decodes %XX escapes; a malformed escape is kept as it is.

@@ -147,6 +147,21 @@ TEST(RouterTest, UnknownPathsAreNotFound) {
   }
 }
 
+TEST(RouterTest, HubUploadPathsGoToTheHubApi) {
+  for (const char* path : {"/api/whoami-v2", "/api/repos/create", "/api/models/u/r/commit/main", "/api/models/u/r",
+                           "/u/r.git/info/lfs/objects/batch"}) {
+    const Route route = match_route("POST", path);
+    EXPECT_EQ(route.status, Status::ok) << path;
+    EXPECT_EQ(route.endpoint, Endpoint::hub_api) << path;
+    EXPECT_TRUE(is_hub_path(path)) << path;
+  }
+  const Route upload = match_route("PUT", "/_hub_lfs/abc");
+  EXPECT_EQ(upload.endpoint, Endpoint::hub_lfs);
+  EXPECT_TRUE(is_hub_path("/_hub_lfs/abc"));
+  EXPECT_EQ(match_route("PUT", "/_hub_lfs/").status, Status::not_found);
+  EXPECT_EQ(match_route("GET", "/api/other").status, Status::not_found);
+}
+
 TEST(RouterTest, WrongMethodsAreNotAllowedWithAnAllowList) {
   const Route healthz = match_route("POST", "/api/v1/healthz");
   EXPECT_EQ(healthz.status, Status::method_not_allowed);
