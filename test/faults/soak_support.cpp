@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string_view>
+#include <utility>
 
 namespace tinker::test {
 
@@ -92,6 +94,17 @@ FaultCounts count_faults(const local::AuditReport& audit) {
     ++counts.by_kind[record.fault];
   }
   return counts;
+}
+
+SoakProgress::SoakProgress(std::string phase, std::size_t total) : phase_(std::move(phase)), total_(total) {}
+
+void SoakProgress::report(std::size_t done) {
+  if (total_ < 10'000 || next_tenth_ > 10 || done * 10 < next_tenth_ * total_) return;
+  while (next_tenth_ <= 10 && done * 10 >= next_tenth_ * total_) ++next_tenth_;
+  const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start_);
+  const ResourceUse use = resource_use();
+  std::cerr << "  " << phase_ << ": " << done << " of " << total_ << " after " << elapsed.count() << " s, descriptors "
+            << use.descriptors << ", RSS " << use.rss_kib / 1024 << " MiB" << std::endl;
 }
 
 ResourceUse resource_use() {

@@ -3,6 +3,7 @@
 
 #include <tinker/local/server.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -43,6 +44,20 @@ class FaultCounts {
 
 /// The faults the server's arrival log records.
 FaultCounts count_faults(const local::AuditReport& audit);
+
+/// For long runs (10 000 units or more): a line on stderr at every tenth of the way, with the
+/// elapsed time, descriptors and RSS, so that a run that is slow or stuck shows where it is.
+class SoakProgress {
+ public:
+  SoakProgress(std::string phase, std::size_t total);
+  void report(std::size_t done);
+
+ private:
+  std::string phase_;
+  std::size_t total_;
+  std::size_t next_tenth_ = 1;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 /// This process's open descriptors and resident memory.
 class ResourceUse {

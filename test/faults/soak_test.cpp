@@ -53,6 +53,7 @@ asio::awaitable<TrainingRun> pipelined_training(ServiceClient& service, SoakSize
   TrainingClient training = co_await create_training(service, size.seed);
   TrainingRun run;
   run.model_id = training.model_id();
+  SoakProgress progress("training", static_cast<std::size_t>(size.steps));
   std::optional<PendingStep> previous;
   for (int step = 0; step <= size.steps; ++step) {
     std::optional<PendingStep> current;
@@ -68,6 +69,7 @@ asio::awaitable<TrainingRun> pipelined_training(ServiceClient& service, SoakSize
       const ForwardBackwardOutput output = co_await previous->gradients.async_get(use_awaitable);
       co_await previous->update.async_get(use_awaitable);
       run.losses.push_back(mean_nll(previous->batch, output));
+      progress.report(run.losses.size());
     }
     if (current && (step + 1) % size.checkpoint_every == 0) {
       auto saved =
@@ -117,7 +119,11 @@ asio::awaitable<SampleTally> sampling_storm(ServiceClient& service, SoakSize siz
     asio::co_spawn(executor, sampling_worker(sampler, tally), asio::detached);
   }
   asio::steady_timer tick(executor);
-  while (std::count(tally.answers.begin(), tally.answers.end(), 0) > 0) {
+  SoakProgress progress("sampling", static_cast<std::size_t>(size.samples));
+  for (;;) {
+    const auto unanswered = static_cast<std::size_t>(std::count(tally.answers.begin(), tally.answers.end(), 0));
+    progress.report(tally.answers.size() - unanswered);
+    if (unanswered == 0) break;
     tick.expires_after(std::chrono::milliseconds(20));
     co_await tick.async_wait(use_awaitable);
   }
@@ -141,8 +147,10 @@ class FaultSoak : public LocalService {
   std::chrono::milliseconds training_time_limit() const {
     return std::chrono::minutes(10) + size.steps * std::chrono::milliseconds(500);
   }
+  // Sampling is paced by the 429 back-offs (each pauses the whole sampler): about 18 ms a sample at
+  // the CI size, whatever the build; three times that is the hang guard.
   std::chrono::milliseconds sampling_time_limit() const {
-    return std::chrono::minutes(10) + size.samples * std::chrono::milliseconds(20);
+    return std::chrono::minutes(10) + size.samples * std::chrono::milliseconds(60);
   }
 
   SoakSize size = soak_size_from_environment();
