@@ -60,7 +60,8 @@ void report_call_retry(http::Observer& observer, const http::Request& request, c
   const int status = std::get<1>(outcome).status;
   RetryScheduled event;
   event.layer = RetryLayer::call;
-  event.path = http::path_of(request.path);
+  const std::string path = observer.event_path(request.path);
+  event.path = path;
   const std::string reason = observer.redact(http::failure_reason(status, ec, {}));
   event.reason = reason;
   event.status = status;
@@ -80,7 +81,8 @@ void report_billing_pause_over(http::Observer& observer, const http::Request& re
   BackoffEnded ended;
   ended.cause = BackoffCause::payment_required;
   ended.layer = RetryLayer::call;
-  ended.path = http::path_of(request.path);
+  const std::string path = observer.event_path(request.path);
+  ended.path = path;
   ended.waited = waited;
   observer.backoff_ended(ended);
 }

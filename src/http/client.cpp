@@ -275,7 +275,8 @@ void HttpClient::Impl::report_exchange(const PreparedCall& call, const ExchangeR
                                        std::chrono::steady_clock::time_point start, int attempt_index) const {
   RequestFinished event;
   event.method = to_string(call.method);
-  event.path = path_of(call.target_path);
+  const std::string path = exchange_observer_->event_path(call.target_path);
+  event.path = path;
   event.status = result.response.status;
   const std::string error = result.error && result.response.status == 0
                                 ? observer_->redact(failure_reason(0, result.error, result.reason))
@@ -294,7 +295,8 @@ void HttpClient::Impl::report_retry(const PreparedCall& call, const ExchangeResu
                                     int next_attempt) const {
   RetryScheduled event;
   event.layer = RetryLayer::transport;
-  event.path = path_of(call.target_path);
+  const std::string path = event_observer_->event_path(call.target_path);
+  event.path = path;
   const std::string reason = event_observer_->redact(
       failure_reason(result.response.status, ec, result.response.status == 0 ? result.reason : ""));
   event.reason = reason;
@@ -319,7 +321,8 @@ void HttpClient::Impl::report_backoff(const PreparedCall& call, std::optional<st
   BackoffEnded ended;
   ended.cause = BackoffCause::rate_limited;
   ended.layer = RetryLayer::transport;
-  ended.path = path_of(call.target_path);
+  const std::string path = event_observer_->event_path(call.target_path);
+  ended.path = path;
   ended.waited = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed_since(start));
   event_observer_->backoff_ended(ended);
 }

@@ -66,7 +66,8 @@ void redact_prefixed(std::string& text, std::string_view prefix, std::size_t min
 
 // Query parameters whose values say nothing secret and help reading a log.
 bool harmless_query_key(std::string_view key) noexcept {
-  static constexpr std::array<std::string_view, 6> keys = {"limit", "offset", "order", "page", "revision", "recursive"};
+  static constexpr std::array<std::string_view, 7> keys = {"limit",    "offset",    "order",       "page",
+                                                           "revision", "recursive", "access_scope"};
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
@@ -126,6 +127,10 @@ std::string Observer::redact(std::string text) const {
     for (const std::string& secret : secrets_) text = http::redact(std::move(text), secret);
   }
   return redact_credential_shapes(std::move(text));
+}
+
+std::string Observer::event_path(std::string_view target) const {
+  return redact(std::string(path_of(target)));
 }
 
 void Observer::request_finished(const RequestFinished& event, std::string_view target) const {

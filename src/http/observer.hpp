@@ -46,6 +46,8 @@ class Observer {
   void add_secret(const Secret& secret);
   /// `text` without the known secrets and without anything shaped like a credential.
   std::string redact(std::string text) const;
+  /// The path of `target` (no query string), redacted: what events carry (an id in a path may be anything).
+  std::string event_path(std::string_view target) const;
 
   // Each reports one event: a line at its level (debug for exchanges, info for the others) and
   // the event to the hook. Call them only when watches_exchanges() / watches_events() is true.
@@ -69,7 +71,7 @@ class Observer {
   std::vector<std::string> secrets_;
 };
 
-/// `target` (a path with an optional query string) with the query cut off: what events carry.
+/// `target` (a path with an optional query string) with the query cut off.
 std::string_view path_of(std::string_view target) noexcept;
 
 /// `target` with the value of every query parameter replaced by "***" except a few known to be

@@ -387,13 +387,17 @@ Step counted_step(http::RequestTally& tally, const PollRequest& request, const P
   return step;
 }
 
-// The outcome the poll ends with, told to the observer first.
+// Tells the observer (not null) how the poll ends.
+void report_end(const PollRequest& request, const PollProgress& progress, http::Clock& clock,
+                const PollOutcome& outcome) {
+  const FutureState state = outcome.error ? FutureState::failed : FutureState::complete;
+  report_state(request, progress, state, outcome.error, clock.now());
+}
+
+// The outcome of a poll that ends early (deadline, cancellation), told to the observer first.
 PollOutcome reported(const PollRequest& request, const PollProgress& progress, http::Clock& clock,
                      PollOutcome outcome) {
-  if (request.observer != nullptr) {
-    const FutureState state = outcome.error ? FutureState::failed : FutureState::complete;
-    report_state(request, progress, state, outcome.error, clock.now());
-  }
+  if (request.observer != nullptr) report_end(request, progress, clock, outcome);
   return outcome;
 }
 
@@ -425,7 +429,8 @@ asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest r
       Step step = counted_step(client.tally(), request, *progress, loop, ec, std::move(response), std::move(diag));
       if (step.action == Step::Action::finish) {
         step.outcome.reservation = std::move(reservation);
-        co_return reported(request, *progress, client.clock(), std::move(step.outcome));
+        if (request.observer != nullptr) report_end(request, *progress, client.clock(), step.outcome);
+        co_return std::move(step.outcome);
       }
       if (!reservation && progress->payload_size && request.response_budget != nullptr) {
         // complete_metadata: hold the announced bytes before fetching them (doc/protocol.md#futures,

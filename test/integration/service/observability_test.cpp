@@ -80,7 +80,7 @@ asio::awaitable<void> ask_for_run(ServiceClient& service, std::string id) {
   RestClient rest = service.create_rest_client();
   try {
     co_await rest.async_get_training_run(std::move(id), AccessScope::owned, use_awaitable);
-  } catch (const error&) {
+  } catch (const std::exception&) {
     // expected: no such run
   }
 }
@@ -188,17 +188,18 @@ TEST_F(ObservabilityTest, DebugLogsOneLineWithItsFieldsPerExchange) {
   const auto exchanges = lines_starting("http ");
   ASSERT_FALSE(exchanges.empty());
   const std::regex shape(
-      R"(^http (GET|POST|PUT|DELETE) (/\S*) status=(\d+) ms=\d+\.\d request_id=(\S+) attempt=(\d+) sent=(\d+) received=(\d+)$)");
+      R"(^http ([A-Z]+) (/\S*) status=(\d+) ms=\d+\.\d request_id=(\S+) attempt=(\d+) sent=(\d+) received=(\d+)$)");
   bool saw_forward_backward = false;
   bool saw_asample = false;
   for (const auto& line : exchanges) {
     std::smatch m;
     ASSERT_TRUE(std::regex_match(line, m, shape)) << line;
-    EXPECT_EQ(m[3], "200") << line;  // no faults here
-    EXPECT_NE(m[4], "-") << line;    // tinker-local sends x-request-id with every answer
+    EXPECT_NE(m[3], "0") << line;  // no faults here: every exchange had an answer
+    EXPECT_NE(m[4], "-") << line;  // tinker-local sends x-request-id with every answer
     EXPECT_EQ(m[5], "1") << line;
     if (m[2] == "/api/v1/forward_backward") {
       saw_forward_backward = true;
+      EXPECT_EQ(m[3], "200") << line;
       EXPECT_GT(std::stoul(m[6]), 0U) << line;
       EXPECT_GT(std::stoul(m[7]), 0U) << line;
     }
@@ -219,7 +220,8 @@ TEST_F(ObservabilityTest, InfoLogsEachRetryWithItsReasonAndEachBackoffAndPause) 
   run(training_and_sampling(*service));
 
   EXPECT_TRUE(has_line_matching(
-      R"(^retry transport /api/v1/forward_backward attempt=2 in_ms=\d+ reason="HTTP 503 \([^)]+\)"$)"));
+      R"re(^retry transport /api/v1/forward_backward attempt=2 in_ms=\d+ reason="HTTP 503 \(.+\)"$)re"))
+      << all_text();
   EXPECT_TRUE(has_line_matching(R"(^retry future_poll /api/v1/retrieve_future attempt=\d+ in_ms=0 reason="HTTP 500)"));
   EXPECT_TRUE(has_line_matching(R"(^back-off started sampling /api/v1/asample cause=rate_limited for_ms=20$)"));
   EXPECT_TRUE(has_line_matching(R"(^back-off ended sampling /api/v1/asample cause=rate_limited waited_ms=\d+$)"));
@@ -232,7 +234,8 @@ TEST_F(ObservabilityTest, AConnectionResetIsRetriedWithItsReason) {
   auto service = observed_client(LogLevel::info, false);
   server->set_faults({once("forward_backward", local::FaultKind::reset_before)});
   run(training_and_sampling(*service));
-  EXPECT_TRUE(has_line_matching(R"(^retry transport /api/v1/forward_backward attempt=2 in_ms=\d+ reason=".+"$)"))
+  // attempt 1 again when the reset connection came from the pool (it was closed while idle), else 2.
+  EXPECT_TRUE(has_line_matching(R"(^retry transport /api/v1/forward_backward attempt=[12] in_ms=\d+ reason=".+"$)"))
       << all_text();
 }
 
@@ -257,7 +260,7 @@ TEST_F(ObservabilityTest, NoCredentialInAnyLineOrEventAlsoInUrlsAndErrorBodies) 
   for (std::string_view secret : {observed_key, hf_token, fake_jwt}) run(ask_for_run(*service, std::string(secret)));
 
   const std::string text = all_text();
-  ASSERT_TRUE(has_line_matching("^http GET /api/v1/training_runs/<redacted> status=404")) << text;
+  ASSERT_TRUE(has_line_matching(R"(^http GET /api/v1/training_runs/<redacted>(\?\S*)? status=404)")) << text;
   EXPECT_EQ(text.find(observed_key), std::string::npos) << text;
   EXPECT_EQ(text.find(hf_token), std::string::npos) << text;
   EXPECT_EQ(text.find("eyJ"), std::string::npos) << text;  // neither the fake JWT nor any real one
