@@ -2,7 +2,7 @@
 // a per-endpoint latency summary (count, p50, p90, max) printed at exit.
 //
 // With TINKER_API_KEY unset it starts tinker-local in-process with a few injected faults (a 503
-// on forward_backward, a reset connection on optim_step, a 429 on sampling, a paused queue), so
+// on forward_backward, a reset connection on optim_step, a 429 on sampling, a paused queue on optim_step), so
 // there are retries, a back-off and a queue pause to see; with a key it runs against the service.
 //
 //   event_hook_spdlog [--steps N] [--samples N] [--base-model NAME]
@@ -115,12 +115,18 @@ tinker::local::FaultRule fault_on_first_call(const char* endpoint, tinker::local
   return rule;
 }
 
+// optim_step's calls: 1 is reset (above), 2 its retry, 3 the second step's, whose future waits in a paused queue.
+tinker::local::FaultRule paused_queue_on_second_step() {
+  tinker::local::FaultRule rule = fault_on_first_call("optim_step", tinker::local::FaultKind::pause_queue);
+  rule.on_calls = {3};
+  return rule;
+}
+
 std::vector<tinker::local::FaultRule> demo_faults() {
   using tinker::local::FaultKind;
   return {fault_on_first_call("forward_backward", FaultKind::status, 503),
           fault_on_first_call("optim_step", FaultKind::reset_before),
-          fault_on_first_call("asample", FaultKind::status, 429),
-          fault_on_first_call("forward", FaultKind::pause_queue)};
+          fault_on_first_call("asample", FaultKind::status, 429), paused_queue_on_second_step()};
 }
 
 // A few SFT steps on a fixed token sequence, a forward pass, then a few samples.
@@ -163,6 +169,8 @@ int run(int argc, char** argv) {
   if (client.api_key.empty() && !client.credential_command) {
     tinker::local::ServerOptions server_options;
     server_options.faults = demo_faults();
+    // Answer a pending poll after 100 ms instead of holding it 5 s: the paused queue then shows.
+    server_options.long_poll_hold = std::chrono::milliseconds(100);
     local = std::make_unique<tinker::local::Server>(server_options);
     local->start();
     client.base_url = local->base_url();
