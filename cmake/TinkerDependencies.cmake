@@ -127,6 +127,15 @@ if(TINKER_BUILD_TESTS)
   endforeach()
 endif()
 
+# Optional, for samples/event_hook_spdlog.cpp only (Debian libspdlog-dev): without it that one sample is not
+# built, and nothing else changes. The library itself never uses spdlog.
+if(TINKER_BUILD_SAMPLES)
+  find_package(spdlog CONFIG QUIET)
+  if(NOT spdlog_FOUND)
+    message(STATUS "tinker-cpp: spdlog not found (Debian libspdlog-dev): samples/event_hook_spdlog is not built")
+  endif()
+endif()
+
 if(TINKER_BUILD_BENCHMARKS)
   find_package(benchmark CONFIG QUIET)
   tinker_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")

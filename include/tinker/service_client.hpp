@@ -4,6 +4,7 @@
 
 #include <tinker/async.hpp>
 #include <tinker/config.hpp>
+#include <tinker/events.hpp>
 #include <tinker/log.hpp>
 #include <tinker/rest_client.hpp>
 #include <tinker/sampling_client.hpp>
@@ -31,6 +32,9 @@ class ServiceClientOptions {
   ClientOptions client;                              ///< base URL, key, timeouts, pools (or from the environment)
   std::map<std::string, std::string> user_metadata;  ///< sent with create_session
   LogSink log;                                       ///< empty: stderr at client.log_level
+  /// Receives typed events (requests, retries, back-offs, futures, heartbeats) on the io thread
+  /// (doc/observability.md). Empty: none are made.
+  EventHook on_event;
   /// Send forward/forward_backward as JSON and ask for JSON results, for servers older than
   /// 0.25's protobuf paths. Default: protobuf, as the official 0.25 client.
   bool json_bulk_paths = false;

@@ -1,6 +1,7 @@
 #include "api/execute_with_retries.hpp"
 
 #include "http/headers.hpp"
+#include "http/observer.hpp"
 #include "http/retry_policy.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -52,6 +53,46 @@ std::string unreadable_line(const http::Request& request, const diagnostics& dec
   return line;
 }
 
+// doc/observability.md: the retry (and a 402's billing pause) as a line and events.
+void report_call_retry(http::Observer& observer, const http::Request& request, const CallOutcome& outcome,
+                       milliseconds delay, int attempt) {
+  const boost::system::error_code ec = std::get<0>(outcome);
+  const int status = std::get<1>(outcome).status;
+  RetryScheduled event;
+  event.layer = RetryLayer::call;
+  const std::string path = observer.event_path(request.path);
+  event.path = path;
+  const std::string reason = observer.redact(http::failure_reason(status, ec, {}));
+  event.reason = reason;
+  event.status = status;
+  event.delay = delay;
+  event.attempt = attempt;
+  observer.retry_scheduled(event);
+  if (ec != errc::payment_required) return;
+  BackoffStarted started;
+  started.cause = BackoffCause::payment_required;
+  started.layer = RetryLayer::call;
+  started.path = event.path;
+  started.delay = delay;
+  observer.backoff_started(started);
+}
+
+void report_billing_pause_over(http::Observer& observer, const http::Request& request, milliseconds waited) {
+  BackoffEnded ended;
+  ended.cause = BackoffCause::payment_required;
+  ended.layer = RetryLayer::call;
+  const std::string path = observer.event_path(request.path);
+  ended.path = path;
+  ended.waited = waited;
+  observer.backoff_ended(ended);
+}
+
+// The observer when it wants retries reported, else null.
+http::Observer* event_observer(const http::HttpClient& client) noexcept {
+  http::Observer* observer = client.observer();
+  return observer != nullptr && observer->watches_events() ? observer : nullptr;
+}
+
 }  // namespace
 
 asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request, diagnostics& diag,
@@ -101,7 +142,10 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
       delay = http::layer2_delay(failures++, elapsed, retry);
     }
     if (!delay) co_return outcome;
+    http::Observer* const observer = event_observer(client);
+    if (observer != nullptr) report_call_retry(*observer, request, outcome, *delay, failures + 1);
     const auto sleep_error = co_await http::sleep_for(clock, *delay);
+    if (observer != nullptr && ec == errc::payment_required) report_billing_pause_over(*observer, request, *delay);
     if (sleep_error) co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
     client.tally().note_retry();
   }

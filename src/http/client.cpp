@@ -5,6 +5,7 @@
 #include "http/connection.hpp"
 #include "http/error_mapping.hpp"
 #include "http/headers.hpp"
+#include "http/observer.hpp"
 #include "http/proxy.hpp"
 #include "http/request_assembly.hpp"
 #include "http/retry_policy.hpp"
@@ -150,6 +151,8 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   void shutdown();
   PoolStats stats(PoolKind kind) const;
   void set_credential(Secret credential);
+  void set_observer(std::shared_ptr<Observer> observer);
+  Observer* observer() const noexcept { return observer_.get(); }
 
   asio::any_io_executor executor_;
   RequestTally tally_;
@@ -166,6 +169,12 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   void describe_failure(diagnostics* diag, const ExchangeResult& result) const;
   void redact_previous_credentials(diagnostics& diag) const;
   static asio::awaitable<void> sweep_loop(std::shared_ptr<Impl> self);
+  void report_exchange(const PreparedCall& call, const ExchangeResult& result,
+                       std::chrono::steady_clock::time_point start, int attempt_index) const;
+  void report_retry(const PreparedCall& call, const ExchangeResult& result, boost::system::error_code ec,
+                    std::chrono::milliseconds delay, int next_attempt) const;
+  void report_backoff(const PreparedCall& call, std::optional<std::chrono::milliseconds> planned,
+                      std::chrono::steady_clock::time_point start) const;
 
   ClientOptions options_;
   Secret credential_;                         ///< sent in X-API-Key; starts as options_.api_key
@@ -183,6 +192,10 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
   std::array<ConnectionPool*, 5> base_pools_{};  ///< pools_ entries of the base origin, by kind
   asio::steady_timer sweep_timer_;
   bool shut_down_ = false;
+  std::shared_ptr<Observer> observer_;
+  // observer_ when it wants to hear of exchanges / of retries, else null: one test per exchange.
+  Observer* exchange_observer_ = nullptr;
+  Observer* event_observer_ = nullptr;
 };
 
 const PoolLimits& HttpClient::Impl::limits_for(PoolKind kind) const {
@@ -244,6 +257,74 @@ void HttpClient::Impl::set_credential(Secret credential) {
     if (previous_credentials_.size() >= max_remembered) previous_credentials_.erase(previous_credentials_.begin() + 1);
     previous_credentials_.push_back(std::move(old));
   }
+  if (observer_) observer_->add_secret(credential_);
+}
+
+void HttpClient::Impl::set_observer(std::shared_ptr<Observer> observer) {
+  observer_ = std::move(observer);
+  exchange_observer_ = observer_ && observer_->watches_exchanges() ? observer_.get() : nullptr;
+  event_observer_ = observer_ && observer_->watches_events() ? observer_.get() : nullptr;
+  if (!observer_) return;
+  observer_->add_secret(options_.api_key);
+  observer_->add_secret(credential_);
+  for (const Secret& previous : previous_credentials_) observer_->add_secret(previous);
+}
+
+// One line and one RequestFinished per exchange (doc/observability.md); only when observed.
+void HttpClient::Impl::report_exchange(const PreparedCall& call, const ExchangeResult& result,
+                                       std::chrono::steady_clock::time_point start, int attempt_index) const {
+  RequestFinished event;
+  event.method = to_string(call.method);
+  const std::string path = exchange_observer_->event_path(call.target_path);
+  event.path = path;
+  event.status = result.response.status;
+  const std::string error = result.error && result.response.status == 0
+                                ? observer_->redact(failure_reason(0, result.error, result.reason))
+                                : std::string();
+  event.error = error;
+  event.duration = elapsed_since(start);
+  event.attempt = attempt_index + 1;
+  event.bytes_sent = call.body.size();
+  event.bytes_received = result.response.body.size();
+  event.request_id = result.response.header("x-request-id");
+  exchange_observer_->request_finished(event, call.target_path);
+}
+
+void HttpClient::Impl::report_retry(const PreparedCall& call, const ExchangeResult& result,
+                                    boost::system::error_code ec, std::chrono::milliseconds delay,
+                                    int next_attempt) const {
+  RetryScheduled event;
+  event.layer = RetryLayer::transport;
+  const std::string path = event_observer_->event_path(call.target_path);
+  event.path = path;
+  const std::string reason = event_observer_->redact(
+      failure_reason(result.response.status, ec, result.response.status == 0 ? result.reason : ""));
+  event.reason = reason;
+  event.status = result.response.status;
+  event.delay = delay;
+  event.attempt = next_attempt;
+  event_observer_->retry_scheduled(event);
+  if (result.response.status == 429) {
+    BackoffStarted started;
+    started.cause = BackoffCause::rate_limited;
+    started.layer = RetryLayer::transport;
+    started.path = event.path;
+    started.delay = delay;
+    event_observer_->backoff_started(started);
+  }
+}
+
+// After the wait of a 429 (`planned` set) that report_retry announced.
+void HttpClient::Impl::report_backoff(const PreparedCall& call, std::optional<std::chrono::milliseconds> planned,
+                                      std::chrono::steady_clock::time_point start) const {
+  if (!planned) return;
+  BackoffEnded ended;
+  ended.cause = BackoffCause::rate_limited;
+  ended.layer = RetryLayer::transport;
+  const std::string path = event_observer_->event_path(call.target_path);
+  ended.path = path;
+  ended.waited = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed_since(start));
+  event_observer_->backoff_ended(ended);
 }
 
 // The origin-form target of `path` under the base URL: the path itself when the base URL has
@@ -326,6 +407,8 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
       ExchangeResult result;
       for (int tries = 0;; ++tries) {
         if (attempt_index > 0 || tries > 0) tally_.note_retry();
+        std::chrono::steady_clock::time_point started{};
+        if (exchange_observer_ != nullptr) started = std::chrono::steady_clock::now();
         std::optional<Lease> lease = call.pool->try_acquire();  // an idle connection or a free slot, at once
         if (!lease) lease = co_await call.pool->acquire();      // else a place in the pool's queue
         const bool was_idle = lease->reused();
@@ -335,14 +418,19 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
             call.pool->release(nullptr, false);
             result = connect_failure(std::move(opened));
             tally_.note_connect_failure(result.error);
+            if (exchange_observer_ != nullptr) report_exchange(call, result, started, attempt_index);
             break;
           }
           lease->connection = std::move(opened.connection);
         }
         result = co_await exchange(*lease->connection, wire, call.limits);
         tally_.note_exchange(result.response.status, result.error);
+        if (exchange_observer_ != nullptr) report_exchange(call, result, started, attempt_index);
         call.pool->release(std::move(lease->connection), !result.error && result.reusable);
         if (tries > 0 || !closed_while_idle(result, was_idle)) break;  // else once more, on a new connection
+        if (event_observer_ != nullptr) {
+          report_retry(call, result, result.error, std::chrono::milliseconds(0), attempt_index + 1);
+        }
       }
       const boost::system::error_code ec = attempt_error(result.error, result.response, request.accept_redirect);
       if (!ec) co_return Outcome{ec, std::move(result.response)};
@@ -352,7 +440,15 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
         describe_failure(diag, result);
         co_return Outcome{ec, std::move(result.response)};
       }
+      std::optional<std::chrono::milliseconds> backoff;  // a 429's wait, when observed
+      std::chrono::steady_clock::time_point wait_started{};
+      if (event_observer_ != nullptr) {
+        report_retry(call, result, ec, *delay, attempt_index + 2);
+        if (result.response.status == 429) backoff = delay;
+        wait_started = std::chrono::steady_clock::now();
+      }
       const auto sleep_error = co_await sleep_for(*clock_, *delay);
+      if (event_observer_ != nullptr) report_backoff(call, backoff, wait_started);
       if (sleep_error) {
         describe_failure(diag, result);
         co_return Outcome{make_error_code(errc::cancelled), Response()};
@@ -446,6 +542,14 @@ void HttpClient::set_credential(Secret credential) {
 
 Clock& HttpClient::clock() const noexcept {
   return impl_->clock();
+}
+
+void HttpClient::set_observer(std::shared_ptr<Observer> observer) {
+  impl_->set_observer(std::move(observer));
+}
+
+Observer* HttpClient::observer() const noexcept {
+  return impl_->observer();
 }
 
 void HttpClient::shutdown() {

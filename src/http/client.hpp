@@ -22,6 +22,8 @@
 namespace tinker::http {
 
 /// Counters of one pool, for tests and diagnostics.
+class Observer;
+
 class PoolStats {
  public:
   PoolStats() = default;
@@ -81,6 +83,12 @@ class HttpClient {
   /// (invalid_configuration) if it contains a line break; the credential is then unchanged.
   void set_credential(Secret credential);
   Clock& clock() const noexcept;
+
+  /// Reports every exchange and layer-1 retry to `observer` (doc/observability.md); null: to
+  /// nobody. The client's credentials, now and later, become the observer's secrets.
+  void set_observer(std::shared_ptr<Observer> observer);
+  /// The observer, or null; the retry layers above report through it too.
+  Observer* observer() const noexcept;
 
   /// Closes idle connections and fails queued requests with `cancelled`; requests in flight
   /// finish normally. Called by the destructor.

@@ -1,5 +1,6 @@
 #include "client/futures/driver.hpp"
 
+#include "http/observer.hpp"
 #include "types/exception_error.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -114,6 +115,7 @@ void attach(PollRequest& request, ClientHolder& holder, const std::shared_ptr<Fu
   ClientHolder* logger = &holder;
   request.warn = [logger](const std::string& line) { logger->log(LogLevel::warning, line); };
   request.billing = &holder.billing();
+  if (holder.observer().watches_events()) request.observer = &holder.observer();
   request.response_budget = &holder.response_budget();
   request.billing_max_pause = std::chrono::seconds(holder.config().billing_exception_max_pause_duration_sec);
 }

@@ -2,6 +2,7 @@
 // answer means; the coroutine only sends, sleeps and stops.
 #include "client/futures/poll.hpp"
 
+#include "http/observer.hpp"
 #include "types/exception_error.hpp"
 #include "wire/endpoint_paths.hpp"
 #include "wire/json_writer.hpp"
@@ -51,6 +52,7 @@ class Step {
   Action action = Action::poll_again;
   milliseconds delay{0};
   bool asks_again_after_unreadable = false;  ///< a 2xx answer that could not be read: counted as a retry
+  bool backs_off = false;                    ///< the sleep is a 429's back-off
   PollOutcome outcome;
 };
 
@@ -80,6 +82,27 @@ PollOutcome failure(boost::system::error_code ec, diagnostics diag) {
   outcome.error = ec;
   outcome.diag = std::move(diag);
   return outcome;
+}
+
+// doc/observability.md: a future's state as the observer hears it. The paused states are the
+// queue's; `unknown` counts as waiting.
+FutureState state_of(QueueState queue_state) noexcept {
+  const bool paused = queue_state == QueueState::paused_capacity || queue_state == QueueState::paused_rate_limit;
+  return paused ? FutureState::paused : FutureState::waiting;
+}
+
+void report_state(const PollRequest& request, const PollProgress& progress, FutureState state,
+                  boost::system::error_code error, TimePoint now) {
+  FutureStateChanged event;
+  event.request_id = request.request_id;
+  event.operation = request_type_header(request.type);
+  event.state = state;
+  event.queue_state = progress.queue_state;
+  if (progress.queue_state_reason) event.queue_state_reason = *progress.queue_state_reason;
+  event.waited = progress.waited(now);
+  const std::string error_text = error ? error.message() : std::string();
+  event.error = error_text;
+  request.observer->future_state_changed(event);
 }
 
 class PollLoop {
@@ -131,7 +154,11 @@ class PollLoop {
       }
       return Step::poll_again();
     }
-    if (status == 429) return Step::sleep(next_backoff());
+    if (status == 429) {
+      Step step = Step::sleep(next_backoff());
+      step.backs_off = true;
+      return step;
+    }
     if (status >= 500) return Step::poll_again();
     if (status == 410) return Step::finish(expired(std::move(diag)));
     if (status == 400 && bad_request_retries_ < max_bad_request_retries) {
@@ -275,6 +302,9 @@ class PollLoop {
         answer.queue_state != progress_.queue_state || answer.queue_state_reason != progress_.queue_state_reason;
     progress_.queue_state = answer.queue_state;
     progress_.queue_state_reason = answer.queue_state_reason;
+    if (changed && request_.observer != nullptr) {
+      report_state(request_, progress_, state_of(answer.queue_state), {}, now);
+    }
     if (changed && request_.on_queue_state) {
       request_.on_queue_state(QueueStateReport(answer.queue_state, answer.queue_state_reason, progress_.waited(now)));
     }
@@ -313,14 +343,62 @@ PollOutcome exception_outcome(const PollRequest& request, boost::system::error_c
   return outcome;
 }
 
+void report_poll_retry(const PollRequest& request, boost::system::error_code ec, int status, const Step& step,
+                       std::int64_t polls_sent) {
+  RetryScheduled event;
+  event.layer = RetryLayer::future_poll;
+  event.path = wire::paths::retrieve_future.full();
+  const std::string reason = request.observer->redact(http::failure_reason(
+      status, ec, step.asks_again_after_unreadable ? std::string_view("unreadable answer") : std::string_view()));
+  event.reason = reason;
+  event.status = status;
+  event.delay = step.action == Step::Action::sleep_then_poll ? step.delay : milliseconds(0);
+  event.attempt = static_cast<int>(polls_sent + 1);
+  request.observer->retry_scheduled(event);
+  if (status != 429 || step.action != Step::Action::sleep_then_poll) return;
+  BackoffStarted started;
+  started.cause = BackoffCause::rate_limited;
+  started.layer = RetryLayer::future_poll;
+  started.path = event.path;
+  started.delay = step.delay;
+  request.observer->backoff_started(started);
+}
+
+void report_poll_backoff_over(const PollRequest& request, std::chrono::steady_clock::time_point since) {
+  BackoffEnded ended;
+  ended.cause = BackoffCause::rate_limited;
+  ended.layer = RetryLayer::future_poll;
+  ended.path = wire::paths::retrieve_future.full();
+  ended.waited = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - since);
+  request.observer->backoff_ended(ended);
+}
+
 // The loop's next step after an answer; a poll sent again after a failed or unreadable one is a retry
 // of layer 4 (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
-Step counted_step(http::RequestTally& tally, PollLoop& loop, boost::system::error_code ec, http::Response&& response,
-                  diagnostics&& diag) {
+Step counted_step(http::RequestTally& tally, const PollRequest& request, const PollProgress& progress, PollLoop& loop,
+                  boost::system::error_code ec, http::Response&& response, diagnostics&& diag) {
   const bool failed = ec && response.status != 408;  // a 408 says "not ready yet", as try_again does
+  const int status = response.status;
   Step step = loop.on_answer(ec, std::move(response), std::move(diag));
-  if ((failed || step.asks_again_after_unreadable) && step.action != Step::Action::finish) tally.note_retry();
+  if ((failed || step.asks_again_after_unreadable) && step.action != Step::Action::finish) {
+    tally.note_retry();
+    if (request.observer != nullptr) report_poll_retry(request, ec, status, step, progress.polls_sent);
+  }
   return step;
+}
+
+// Tells the observer (not null) how the poll ends.
+void report_end(const PollRequest& request, const PollProgress& progress, http::Clock& clock,
+                const PollOutcome& outcome) {
+  const FutureState state = outcome.error ? FutureState::failed : FutureState::complete;
+  report_state(request, progress, state, outcome.error, clock.now());
+}
+
+// The outcome of a poll that ends early (deadline, cancellation), told to the observer first.
+PollOutcome reported(const PollRequest& request, const PollProgress& progress, http::Clock& clock,
+                     PollOutcome outcome) {
+  if (request.observer != nullptr) report_end(request, progress, clock, outcome);
+  return outcome;
 }
 
 // What escapes the poll loop: Asio throws operation_aborted from a co_await that starts after
@@ -341,15 +419,17 @@ asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest r
   PollProgress* const progress = request.progress ? request.progress.get() : &own_progress;
   try {
     PollLoop loop(request, *progress, client.clock(), client.options());
+    if (request.observer != nullptr) report_state(request, *progress, FutureState::waiting, {}, client.clock().now());
     std::shared_ptr<async::BudgetReservation> reservation;
     for (;;) {
-      if (loop.deadline_passed()) co_return loop.timed_out();
+      if (loop.deadline_passed()) co_return reported(request, *progress, client.clock(), loop.timed_out());
       http::Request poll = loop.next_request();
       diagnostics diag;
       auto [ec, response] = co_await client.send(poll, &diag);
-      Step step = counted_step(client.tally(), loop, ec, std::move(response), std::move(diag));
+      Step step = counted_step(client.tally(), request, *progress, loop, ec, std::move(response), std::move(diag));
       if (step.action == Step::Action::finish) {
         step.outcome.reservation = std::move(reservation);
+        if (request.observer != nullptr) report_end(request, *progress, client.clock(), step.outcome);
         co_return std::move(step.outcome);
       }
       if (!reservation && progress->payload_size && request.response_budget != nullptr) {
@@ -361,8 +441,10 @@ asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest r
       }
       if (step.action == Step::Action::sleep_then_poll) {
         const milliseconds delay = loop.capped(step.delay);
+        const auto sleep_started = std::chrono::steady_clock::now();
         const boost::system::error_code slept = co_await http::sleep_for(client.clock(), delay);
-        if (slept) co_return loop.cancelled();
+        if (request.observer != nullptr && step.backs_off) report_poll_backoff_over(request, sleep_started);
+        if (slept) co_return reported(request, *progress, client.clock(), loop.cancelled());
       }
     }
   } catch (const std::exception&) {

@@ -123,6 +123,10 @@ class PollRequest {
   /// Billing pause state of the client holder (doc/protocol.md#billing-pause-402); null = a 402 is fatal.
   api::BillingPause* billing = nullptr;
   std::chrono::seconds billing_max_pause{3600};
+
+  /// Hears the future's state changes, its retried polls and 429 waits (doc/observability.md); null: nobody.
+  /// Set only when it listens (Observer::watches_events), so an unobserved poll tests one pointer.
+  http::Observer* observer = nullptr;
 };
 
 class PollOutcome {

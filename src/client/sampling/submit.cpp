@@ -1,10 +1,14 @@
 #include "client/sampling/submit.hpp"
 
 #include "api/endpoints.hpp"
+#include "client/sampling/report.hpp"
+#include "http/observer.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include <utility>
 
 namespace tinker::client::sampling {
 
@@ -61,8 +65,11 @@ asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, Sample
     DispatchPermit waited = co_await dispatch.acquire(estimated_bytes);
     permit.emplace(std::move(waited));
   }
+  error_code pushed_back;  // observed only: the 429 or 402 whose back-off this attempt waits out
+  std::chrono::steady_clock::time_point pushed_back_at{};
   for (;;) {
     if (dispatch.backoff_in_force()) co_await dispatch.wait_out_backoff();
+    if (pushed_back) report_backpressure_over(*s.holder, std::exchange(pushed_back, {}), pushed_back_at);
     api::LayerTwoSettings l2 = s.holder->layer_two();
     l2.return_backpressure = true;
     l2.cost = cost;
@@ -71,6 +78,11 @@ asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, Sample
     dispatch.note_backpressure(
         estimated_bytes);  // then the same seq_id again (doc/sampling.md#backpressure-and-retries)
     s.holder->http().tally().note_retry();
+    if (s.holder->observer().watches_events()) {
+      pushed_back = ec;
+      pushed_back_at = std::chrono::steady_clock::now();
+      report_backpressure(*s.holder, ec, estimated_bytes);
+    }
   }
 }
 
@@ -95,7 +107,9 @@ asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperatio
       if (watch.stuck()) co_return retry.stuck_error(diag);
     }
     if (!op.layer_three || !ec || !SampleRetryHandler::should_retry(ec)) co_return ec;
-    co_await sleep_for(retry.retry_delay(op.attempts));
+    const std::chrono::milliseconds delay = retry.retry_delay(op.attempts);
+    if (s.holder->observer().watches_events()) report_sampling_retry(*s.holder, ec, diag, delay, op.attempts + 1);
+    co_await sleep_for(delay);
     s.holder->http().tally().note_retry();
   }
 }
@@ -127,8 +141,12 @@ void settle_sample(FutureCore& core, futures::PollOutcome& outcome, const Result
 // A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
 // then settled with the error).
 asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, TaskControl& control,
-                               UntypedAPIFuture& ticket, FutureCore& core) {
-  co_await sleep_for(s.retry->retry_delay(op.attempts));
+                               UntypedAPIFuture& ticket, FutureCore& core, const futures::PollOutcome& lost) {
+  const std::chrono::milliseconds delay = s.retry->retry_delay(op.attempts);
+  if (s.holder->observer().watches_events()) {
+    report_sampling_retry(*s.holder, lost.error, lost.diag, delay, op.attempts + 1);
+  }
+  co_await sleep_for(delay);
   s.holder->http().tally().note_retry();
   diagnostics diag;
   if (error_code ec = co_await submit_sample(s, op, control, ticket, diag)) {
@@ -163,7 +181,7 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
     }
     // doc/sampling.md#backpressure-and-retries: a lost result (410) or a retryable failure is a fresh attempt with a
     // new seq_id.
-    if (!co_await resubmit(s, op, control, ticket, *core)) co_return;
+    if (!co_await resubmit(s, op, control, ticket, *core, outcome)) co_return;
   }
 }
 

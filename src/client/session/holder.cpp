@@ -40,10 +40,13 @@ namespace asio = boost::asio;
 ClientHolder::Impl::Impl(asio::any_io_executor executor_, ServiceClientOptions options_)
     : executor(std::move(executor_)),
       options(std::move(options_)),
-      sink(options.log ? options.log : stderr_log_sink(options.client.log_level)),
+      observer(std::make_shared<http::Observer>(options.log ? options.log : stderr_log_sink(options.client.log_level),
+                                                options.client.log_level, options.on_event)),
       http(std::make_unique<http::HttpClient>(executor, options.client)),
       auth_http(std::make_unique<http::HttpClient>(executor, options.client)),
       lifetime(std::make_shared<client::session::Lifetime>(executor)) {
+  http->set_observer(observer);
+  auth_http->set_observer(observer);
   if (options.client.telemetry_enabled) {
     telemetry = std::make_shared<client::session::TelemetryState>(executor);
     telemetry->sessionless_id = "sessionless-" + http::uuid4();
@@ -95,17 +98,15 @@ const ServiceClientOptions& ClientHolder::options() const noexcept {
 }
 
 bool ClientHolder::log_enabled(LogLevel level) const noexcept {
-  const LogLevel threshold = impl_->options.client.log_level;
-  return level != LogLevel::off && threshold != LogLevel::off && level <= threshold;
+  return impl_->observer->logs(level);
 }
 
 void ClientHolder::log(LogLevel level, std::string_view message) const {
-  if (!log_enabled(level) || !impl_->sink) return;
-  try {
-    impl_->sink(level, message);
-  } catch (...) {
-    // A failing user sink must not take the client down.
-  }
+  impl_->observer->log(level, message);  // redacted; a failing sink is ignored
+}
+
+http::Observer& ClientHolder::observer() const noexcept {
+  return *impl_->observer;
 }
 
 void ClientHolder::set_timing(Timing timing) {

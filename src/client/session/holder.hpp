@@ -65,6 +65,8 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   /// client.log_level are dropped either way.
   void log(LogLevel level, std::string_view message) const;
   bool log_enabled(LogLevel level) const noexcept;
+  /// The log and ServiceClientOptions::on_event, for the retry loops that report events.
+  http::Observer& observer() const noexcept;
 
   void set_timing(Timing timing);
   const Timing& timing() const noexcept;

@@ -8,6 +8,7 @@
 #include "client/session/holder.hpp"
 #include "client/session/lifetime.hpp"
 #include "client/session/telemetry_queue.hpp"
+#include "http/observer.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -67,7 +68,9 @@ class ClientHolder::Impl {
 
   boost::asio::any_io_executor executor;
   ServiceClientOptions options;
-  LogSink sink;  ///< options.log, else stderr
+  /// Log lines (options.log, else stderr) and events (options.on_event), shared with the HTTP
+  /// clients and the retry loops (doc/observability.md).
+  std::shared_ptr<http::Observer> observer;
   Timing timing;
   /// Every request goes through `http`; client/config and auth/token go through `auth_http`
   /// (doc/protocol.md#pools-timeouts-and-throttles: their own transport) with the raw credential, so a JWT refresh

@@ -4,6 +4,7 @@
 // shutdown() stops.
 #include "api/endpoints.hpp"
 #include "client/session/holder_impl.hpp"
+#include "http/observer.hpp"
 
 #include <tinker/version.hpp>
 
@@ -30,6 +31,18 @@ std::string failure_text(error_code ec, const diagnostics& diag) {
   std::string text = ec.message();
   if (!diag.message.empty()) text += ": " + diag.message;
   return text;
+}
+
+// doc/observability.md: one event per failed heartbeat (the lines are the loop's own).
+void report_heartbeat_failure(const ClientHolder& holder, std::string_view session_id,
+                              steady_clock::duration failing_for, const std::string& reason, bool warning) {
+  HeartbeatFailing event;
+  event.session_id = session_id;
+  event.failing_for = std::chrono::duration_cast<milliseconds>(failing_for);
+  const std::string redacted = holder.observer().redact(reason);
+  event.reason = redacted;
+  event.warning = warning;
+  holder.observer().heartbeat_failing(event);
 }
 
 // Delay until the next JWT refresh: `lead` before exp; the retry interval after a failure or
@@ -109,6 +122,10 @@ asio::awaitable<void> heartbeat_loop(std::weak_ptr<ClientHolder> weak, std::shar
     }
     // doc/protocol.md#endpoints: failures are ignored until none has succeeded for 120 s; then every failure warns.
     const auto failing_for = now - last_success;
+    if (holder->observer().watches_events()) {
+      report_heartbeat_failure(*holder, session_id, failing_for, failure_text(*outcome, diag),
+                               failing_for >= holder->timing().heartbeat_warning_after);
+    }
     if (failing_for >= holder->timing().heartbeat_warning_after) {
       holder->log(LogLevel::warning, "session heartbeat failing for " + seconds_text(failing_for) + " (" +
                                          failure_text(*outcome, diag) + "); the session " + session_id +
