@@ -221,7 +221,7 @@ TEST(SampleRetryHandler, RetriesTransientFailuresAndLostResultsButNotFailedFutur
 TEST(SampleRetryHandler, DelaysDoubleFromHalfASecondUpToTenWithSymmetricJitter) {
   asio::io_context io;
   double unit = 0.5;
-  SampleRetryHandler handler(io.get_executor(), 2000, std::nullopt, milliseconds(500), milliseconds(10'000),
+  SampleRetryHandler handler(io.get_executor(), 2000, std::nullopt, SampleRetryHandler::Delays(),
                              [&unit] { return unit; });
   EXPECT_EQ(handler.retry_delay(1), milliseconds(500));
   EXPECT_EQ(handler.retry_delay(2), milliseconds(1'000));
@@ -233,6 +233,26 @@ TEST(SampleRetryHandler, DelaysDoubleFromHalfASecondUpToTenWithSymmetricJitter) 
   unit = 0.999999;
   EXPECT_EQ(handler.retry_delay(1), milliseconds(624));
   EXPECT_EQ(handler.retry_delay(6), milliseconds(10'000)) << "clamped to the maximum";
+}
+
+TEST(SampleRetryHandler, DelaysFollowTheClientsRetrySettings) {
+  asio::io_context io;
+  double unit = 0.0;
+  SampleRetryHandler::Delays delays;
+  delays.base = milliseconds(100);
+  delays.max = milliseconds(300);
+  delays.jitter_factor = 0.5;
+  SampleRetryHandler handler(io.get_executor(), 2000, std::nullopt, delays, [&unit] { return unit; });
+  EXPECT_TRUE(handler.retries_enabled());
+  EXPECT_EQ(handler.retry_delay(1), milliseconds(50)) << "100 ms minus half of it";
+  unit = 0.5;
+  EXPECT_EQ(handler.retry_delay(2), milliseconds(200));
+  EXPECT_EQ(handler.retry_delay(3), milliseconds(300)) << "capped at the maximum";
+  delays.enabled = false;
+  delays.jitter_factor = 0.0;
+  SampleRetryHandler single(io.get_executor(), 2000, std::nullopt, delays, [] { return 0.0; });
+  EXPECT_FALSE(single.retries_enabled());
+  EXPECT_EQ(single.retry_delay(1), milliseconds(100)) << "no jitter";
 }
 
 // An operation that never finishes by itself, under the handler's watch as the sample task runs
@@ -252,8 +272,8 @@ asio::awaitable<void> watched(std::shared_ptr<SampleRetryHandler> handler, std::
 
 TEST(SampleRetryHandler, AnOperationWithoutProgressForTheTimeoutIsCancelled) {
   asio::io_context io;
-  auto handler = std::make_shared<SampleRetryHandler>(io.get_executor(), 2000, milliseconds(80), milliseconds(500),
-                                                      milliseconds(10'000), nullptr);
+  auto handler = std::make_shared<SampleRetryHandler>(io.get_executor(), 2000, milliseconds(80),
+                                                      SampleRetryHandler::Delays(), nullptr);
   std::optional<bool> out;
   const auto start = Clock::now();
   asio::co_spawn(io, watched(handler, out), asio::detached);
@@ -278,8 +298,8 @@ asio::awaitable<void> hold_slot(std::shared_ptr<SampleRetryHandler> handler,
 
 TEST(SampleRetryHandler, TheConcurrencyLimitBoundsOperationsInFlight) {
   asio::io_context io;
-  auto handler = std::make_shared<SampleRetryHandler>(io.get_executor(), 2, std::nullopt, milliseconds(500),
-                                                      milliseconds(10'000), nullptr);
+  auto handler =
+      std::make_shared<SampleRetryHandler>(io.get_executor(), 2, std::nullopt, SampleRetryHandler::Delays(), nullptr);
   auto release = std::make_shared<asio::steady_timer>(io, asio::steady_timer::time_point::max());
   int entered = 0;
   for (int i = 0; i < 3; ++i) asio::co_spawn(io, hold_slot(handler, release, entered), asio::detached);
