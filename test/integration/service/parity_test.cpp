@@ -3,6 +3,7 @@
 // create-from-state path, TINKER_PROJECT_ID, and a sampler's own retry settings.
 #include "client/session/holder.hpp"
 #include "integration/support/local_service.hpp"
+#include "wire/base64url.hpp"
 
 #include <tinker/service_client.hpp>
 #include <tinker/sync/service_client.hpp>
@@ -65,10 +66,9 @@ TEST_F(LocalService, GetBaseModelOfASamplerOnABaseModelAndOnSavedWeights) {
   const auto asked_before = server->audit().requests.size();
   EXPECT_EQ(run(base_model_of(on_weights)), tiny_model);
   const auto audit = server->audit();
-  const bool asked = std::any_of(audit.requests.begin() + static_cast<std::ptrdiff_t>(asked_before),
-                                 audit.requests.end(), [](const local::RequestRecord& record) {
-                                   return record.path.starts_with("/api/v1/samplers/");
-                                 });
+  const bool asked =
+      std::any_of(audit.requests.begin() + static_cast<std::ptrdiff_t>(asked_before), audit.requests.end(),
+                  [](const local::RequestRecord& record) { return record.path.starts_with("/api/v1/samplers/"); });
   EXPECT_TRUE(asked) << "the base model of a sampler on saved weights is the server's answer";
 }
 
@@ -140,6 +140,31 @@ TEST_F(SyncParity, WhoamiWithAPlainKeyOnAServerWithoutJwtsSaysWhy) {
   EXPECT_EQ(result.error().message().find(std::string(test_api_key)), std::string::npos);
 }
 
+// A JWT issued by "passport-..." given as the API key (the server accepts it as a key: JWT auth stays off).
+std::string passport_jwt() {
+  return wire::base64url_encode(R"({"alg":"none","typ":"JWT"})") + "." +
+         wire::base64url_encode(R"({"sub":"user:passport-42","email":"","iss":"passport-test","exp":4102444800})") +
+         ".c2ln";
+}
+
+class PassportParity : public SyncParity {
+ protected:
+  local::ServerOptions server_options() const override {
+    local::ServerOptions options = fast_server_options();
+    options.api_keys = {std::string(test_api_key), passport_jwt()};
+    return options;
+  }
+};
+
+TEST_F(PassportParity, WhoamiReadsAPassportJwtGivenAsTheKey) {
+  ClientOptions options = client_options();
+  options.api_key = Secret(passport_jwt());
+  sync::ServiceClient service = make_sync_service(options);
+  const WhoamiResponse me = service.create_rest_client().whoami();
+  EXPECT_EQ(me.user_urn, "user:passport-42");
+  EXPECT_EQ(me.email, std::nullopt) << "an empty email claim is none";
+}
+
 // ---- telemetry() on every client --------------------------------------------------------------------------------
 
 ClientOptions with_telemetry(ClientOptions options) {
@@ -193,7 +218,7 @@ asio::awaitable<std::string> private_checkpoint(ServiceClient& owner) {
 }
 
 asio::awaitable<std::tuple<error_code, TrainingClient>> from_state(ServiceClient& service, std::string path,
-                                                                    FromStateOptions options) {
+                                                                   FromStateOptions options) {
   co_return co_await service.async_create_training_client_from_state(std::move(path), std::move(options), no_throw);
 }
 

@@ -34,8 +34,8 @@ asio::awaitable<SamplingClient> base_sampler(ServiceClient& service) {
 
 asio::awaitable<error_code> failing_sample(SamplingClient sampler) {
   const SamplingParams params(2);
-  auto [ec, pending] = co_await sampler.async_sample(ModelInput::from_ints({1, 2, 3}), 1, params, SampleOptions(),
-                                                     no_throw);
+  auto [ec, pending] =
+      co_await sampler.async_sample(ModelInput::from_ints({1, 2, 3}), 1, params, SampleOptions(), no_throw);
   co_return ec;
 }
 
@@ -45,8 +45,8 @@ asio::awaitable<error_code> missing_run(RestClient rest) {
 }
 
 asio::awaitable<error_code> from_bad_path(ServiceClient& service, std::string path) {
-  auto [ec, training] = co_await service.async_create_training_client_from_state(std::move(path), FromStateOptions(),
-                                                                                 no_throw);
+  auto [ec, training] =
+      co_await service.async_create_training_client_from_state(std::move(path), FromStateOptions(), no_throw);
   co_return ec;
 }
 
@@ -68,8 +68,8 @@ class TelemetryTest : public LocalService {
     std::vector<json::object> events;
     for (const std::string& body : server->telemetry_batches()) {
       const json::object batch = json::parse(body).as_object();
-      EXPECT_EQ(keys_of(batch), (std::set<std::string>{"events", "platform", "process_uuid", "sdk_version",
-                                                       "session_id"}));
+      EXPECT_EQ(keys_of(batch),
+                (std::set<std::string>{"events", "platform", "process_uuid", "sdk_version", "session_id"}));
       EXPECT_EQ(text_of(batch, "platform"), "Linux");
       EXPECT_EQ(text_of(batch, "sdk_version"), protocol_version);
       EXPECT_EQ(text_of(batch, "session_id"), info.session_id);
