@@ -35,10 +35,12 @@ asio::awaitable<SamplingClient> base_sampler(ServiceClient& service, SamplingRet
 asio::awaitable<SamplingClient> checkpoint_sampler(ServiceClient& service) {
   const LoraTrainingOptions options(std::string(tiny_model), 4);
   TrainingClient training = co_await service.async_create_lora_training_client(options, use_awaitable);
-  auto saving = co_await training.async_save_weights_for_sampler("parity", std::nullopt, use_awaitable);
+  const std::string name = "parity";
+  const std::optional<std::int64_t> no_ttl;
+  auto saving = co_await training.async_save_weights_for_sampler(name, no_ttl, use_awaitable);
   const SaveWeightsForSamplerResponse saved = co_await saving.async_get(use_awaitable);
-  co_return co_await service.async_create_sampling_client(SamplingSource::from_model_path(saved.path.value()),
-                                                          use_awaitable);
+  const SamplingSource source = SamplingSource::from_model_path(saved.path.value());
+  co_return co_await service.async_create_sampling_client(source, use_awaitable);
 }
 
 asio::awaitable<std::string> base_model_of(SamplingClient sampler) {
@@ -47,10 +49,13 @@ asio::awaitable<std::string> base_model_of(SamplingClient sampler) {
 
 // One short sample; the error it ended with (at submit or in its result) and that error's diagnostics.
 asio::awaitable<std::tuple<error_code, diagnostics>> try_sample(SamplingClient sampler) {
+  // Named locals, no temporaries inside co_await (GCC 12, doc/architecture.md).
   diagnostics diag;
   const SamplingParams params(2);
-  auto [submit_ec, pending] =
-      co_await sampler.async_sample(ModelInput::from_ints({1, 2, 3}), 1, params, SampleOptions(), diag, no_throw);
+  const std::vector<TokenId> tokens{1, 2, 3};
+  const ModelInput prompt = ModelInput::from_ints(tokens);
+  const SampleOptions options;
+  auto [submit_ec, pending] = co_await sampler.async_sample(prompt, 1, params, options, diag, no_throw);
   if (submit_ec) co_return std::make_tuple(submit_ec, diag);
   auto [ec, response] = co_await pending.async_get(diag, no_throw);
   co_return std::make_tuple(ec, diag);
@@ -213,7 +218,9 @@ TEST_F(SyncParity, BlockingClientsReportTelemetryToo) {
 asio::awaitable<std::string> private_checkpoint(ServiceClient& owner) {
   const LoraTrainingOptions options(std::string(tiny_model), 4);
   TrainingClient training = co_await owner.async_create_lora_training_client(options, use_awaitable);
-  auto saving = co_await training.async_save_state("shared-by-token", SaveStateOptions(), use_awaitable);
+  const std::string name = "shared-by-token";
+  const SaveStateOptions save;
+  auto saving = co_await training.async_save_state(name, save, use_awaitable);
   co_return (co_await saving.async_get(use_awaitable)).path;
 }
 

@@ -27,26 +27,30 @@ using boost::system::error_code;
 
 const auto no_throw = asio::as_tuple(use_awaitable);
 
+// Named locals, no temporaries inside co_await (GCC 12, doc/architecture.md).
 asio::awaitable<SamplingClient> base_sampler(ServiceClient& service) {
-  co_return co_await service.async_create_sampling_client(SamplingSource::from_base_model(std::string(tiny_model)),
-                                                          use_awaitable);
+  const SamplingSource source = SamplingSource::from_base_model(std::string(tiny_model));
+  co_return co_await service.async_create_sampling_client(source, use_awaitable);
 }
 
 asio::awaitable<error_code> failing_sample(SamplingClient sampler) {
   const SamplingParams params(2);
-  auto [ec, pending] =
-      co_await sampler.async_sample(ModelInput::from_ints({1, 2, 3}), 1, params, SampleOptions(), no_throw);
+  const std::vector<TokenId> tokens{1, 2, 3};
+  const ModelInput prompt = ModelInput::from_ints(tokens);
+  const SampleOptions options;
+  auto [ec, pending] = co_await sampler.async_sample(prompt, 1, params, options, no_throw);
   co_return ec;
 }
 
 asio::awaitable<error_code> missing_run(RestClient rest) {
-  auto [ec, run] = co_await rest.async_get_training_run("no-such-run", AccessScope::owned, no_throw);
+  const std::string run_id = "no-such-run";
+  auto [ec, run] = co_await rest.async_get_training_run(run_id, AccessScope::owned, no_throw);
   co_return ec;
 }
 
 asio::awaitable<error_code> from_bad_path(ServiceClient& service, std::string path) {
-  auto [ec, training] =
-      co_await service.async_create_training_client_from_state(std::move(path), FromStateOptions(), no_throw);
+  const FromStateOptions options;
+  auto [ec, training] = co_await service.async_create_training_client_from_state(std::move(path), options, no_throw);
   co_return ec;
 }
 
