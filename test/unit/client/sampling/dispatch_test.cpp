@@ -5,6 +5,8 @@
 #include "client/sampling/dispatch.hpp"
 #include "client/sampling/retry.hpp"
 
+#include <tinker/sampling_client.hpp>
+
 #include <gtest/gtest.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -19,6 +21,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <thread>
@@ -233,6 +236,48 @@ TEST(SampleRetryHandler, DelaysDoubleFromHalfASecondUpToTenWithSymmetricJitter) 
   unit = 0.999999;
   EXPECT_EQ(handler.retry_delay(1), milliseconds(624));
   EXPECT_EQ(handler.retry_delay(6), milliseconds(10'000)) << "clamped to the maximum";
+}
+
+static_assert(!std::is_aggregate_v<SamplingRetryConfig>);
+static_assert(!std::is_aggregate_v<TelemetryInfo>);
+
+// The message of the invalid_argument `config.validate()` throws, or "" when it is valid.
+std::string validation_message(const SamplingRetryConfig& config) {
+  try {
+    config.validate();
+    return "";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    return e.diag().message;
+  }
+}
+
+TEST(SamplingRetryConfig, TheDefaultsAreValidAndEachBadFieldIsNamedWithItsValue) {
+  SamplingRetryConfig config;
+  EXPECT_EQ(validation_message(config), "");
+  EXPECT_EQ(config.progress_timeout, std::chrono::hours(2));
+  EXPECT_EQ(config.retry_delay_base, milliseconds(500));
+  EXPECT_EQ(config.retry_delay_max, milliseconds(10'000));
+  EXPECT_EQ(config.jitter_factor, 0.25);
+  config.max_connections = -3;
+  EXPECT_EQ(validation_message(config), "SamplingRetryConfig::max_connections: must be positive, got -3");
+  config = SamplingRetryConfig();
+  config.progress_timeout = milliseconds(-1);
+  EXPECT_EQ(validation_message(config), "SamplingRetryConfig::progress_timeout: must be positive, got -1 ms");
+  config = SamplingRetryConfig();
+  config.retry_delay_base = milliseconds(20'000);
+  EXPECT_EQ(validation_message(config),
+            "SamplingRetryConfig::retry_delay_max: must be at least retry_delay_base (20000 ms), got 10000 ms");
+  config = SamplingRetryConfig();
+  config.jitter_factor = std::nan("");
+  EXPECT_NE(validation_message(config).find("SamplingRetryConfig::jitter_factor: must be in [0, 1]"),
+            std::string::npos);
+  config = SamplingRetryConfig();
+  config.jitter_factor = 1.0;
+  config.retry_delay_base = milliseconds(0);
+  config.retry_delay_max = milliseconds(0);
+  config.max_connections = 1;
+  EXPECT_EQ(validation_message(config), "") << "the bounds themselves are valid";
 }
 
 TEST(SampleRetryHandler, DelaysFollowTheClientsRetrySettings) {
