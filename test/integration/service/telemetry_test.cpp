@@ -131,10 +131,10 @@ TEST_F(TelemetryTest, ASessionWithErrorsAndAnOrderlyShutdownSendsWhatPythonSends
   const TelemetryInfo info = service->telemetry();
 
   local::FaultRule refuse("asample", local::FaultKind::status);
-  refuse.status = 400;
+  refuse.status = 422;  // a user error no retry layer repeats (a 400 may be a proxy's, and retried)
   refuse.on_calls = {1};
   server->set_faults({refuse});
-  EXPECT_EQ(run(failing_sample(sampler)), errc::bad_request);
+  EXPECT_EQ(run(failing_sample(sampler)), errc::unprocessable_entity);
   EXPECT_EQ(run(missing_run(service->create_rest_client())), errc::not_found);
   // An argument carrying the API key: the event must not.
   EXPECT_EQ(run(from_bad_path(*service, "file:///" + std::string(test_api_key))), errc::invalid_argument);
@@ -154,7 +154,8 @@ TEST_F(TelemetryTest, ASessionWithErrorsAndAnOrderlyShutdownSendsWhatPythonSends
   EXPECT_EQ(text_of(events[0], "event"), "SESSION_START");
   EXPECT_EQ(text_of(events[0], "severity"), "INFO");
 
-  expect_user_error(events[1], "tinker::errc::bad_request", 400);  // the sample: a public call, fatal as in Python
+  expect_user_error(events[1], "tinker::errc::unprocessable_entity",
+                    422);  // the sample: a public call, fatal as in Python
   expect_session_end(events[2]);
   expect_user_error(events[3], "tinker::errc::not_found", 404);  // REST: as Python's session-less client, no end
 
