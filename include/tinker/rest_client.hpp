@@ -172,6 +172,8 @@ void rest_get_billing_usage(RestHolder h, Timestamp starting_on, Timestamp endin
 void rest_list_all_training_runs(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c);
 void rest_list_all_user_checkpoints(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<Checkpoint>> c);
 void rest_list_all_sessions(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c);
+void rest_whoami(RestHolder h, diagnostics* d, Handler<WhoamiResponse> c);
+TelemetryInfo holder_telemetry(const ClientHolder& h);
 }  // namespace detail
 
 /// Declares one RestClient call in its two forms (internal; undefined at the end of this header).
@@ -365,6 +367,20 @@ class RestClient {
   TINKER_REST_CALL(GetSamplerResponse, async_get_sampler, rest_get_sampler, (std::string sampler_id, ),
                    (, std::move(sampler_id)))
   ///@}
+
+  // ---- Identity ----
+  /// Who the credential belongs to, read from the JWT the client already holds (no request of
+  /// its own; the first call bootstraps the client/config and auth/token exchange): the JWT's
+  /// `sub` as user_urn and its `email`. Known when the server uses JWTs (client/config
+  /// pjwt_auth_enabled), or when the API key itself is a JWT issued by "passport-..."; otherwise
+  /// it fails with invalid_configuration saying why (`doc/rest.md#whoami`).
+  ///@{
+  TINKER_REST_CALL(WhoamiResponse, async_whoami, rest_whoami, (), ())
+  ///@}
+
+  /// Whether telemetry is on, and the session and process ids it reports under
+  /// (`doc/protocol.md#telemetry`). Any thread.
+  TelemetryInfo telemetry() const { return detail::holder_telemetry(*holder_); }
 
   // ---- Audit and billing ----
   /// GET /api/v1/audit: one day's audit log (admin role; permission_denied otherwise).

@@ -6,7 +6,9 @@
 #include <tinker/future.hpp>
 #include <tinker/types/model_input.hpp>
 #include <tinker/types/sampling.hpp>
+#include <tinker/types/telemetry.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -32,6 +34,34 @@ class SampleOptions {
   std::int64_t topk_prompt_logprobs = 0;  ///< alternatives per prompt position; 0 = none
 };
 
+/// Retry layer 3 of one SamplingClient (`doc/sampling.md#retry-settings`), the Python SDK's
+/// `RetryConfig`: given to ServiceClient::async_create_sampling_client; the defaults are the
+/// protocol's. validate() is called at creation: a bad value fails the creation with
+/// invalid_argument naming the field.
+class SamplingRetryConfig {
+ public:
+  /// The protocol's defaults.
+  SamplingRetryConfig() = default;
+
+  /// Most sample operations in flight end to end. Empty: the server's
+  /// sample_max_concurrent_requests (2000 by default); set: at most that, and never more than
+  /// the server allows. Must be positive.
+  std::optional<std::int64_t> max_connections;
+  /// With stuck detection on, no sample completing for this long fails the waiting ones
+  /// (errc::timeout, "No progress made in ...s"). Must be positive.
+  std::chrono::milliseconds progress_timeout{std::chrono::hours(2)};
+  std::chrono::milliseconds retry_delay_base{500};    ///< delay before the first fresh attempt; >= 0
+  std::chrono::milliseconds retry_delay_max{10'000};  ///< cap on the doubling delay; >= retry_delay_base
+  double jitter_factor = 0.25;                        ///< delays vary by +- this fraction; in [0, 1]
+  bool enable_retry_logic = true;                     ///< false: one attempt, failures go to the caller
+  /// false: never give up on a request for lack of progress (also off when the server's
+  /// sample_enable_stuck_detection is false).
+  bool enable_stuck_detection = true;
+
+  /// Throws tinker::error (invalid_argument) naming the first invalid field and its value.
+  void validate() const;
+};
+
 /// Per-token logprobs of a prompt; the first is always empty (nothing predicts it).
 using PromptLogprobs = std::vector<std::optional<float>>;
 
@@ -44,7 +74,10 @@ void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, Model
                                Handler<Future<PromptLogprobs>> handler);
 void sampling_get_tokenizer(std::shared_ptr<const SamplingState> state, diagnostics* diag,
                             Handler<std::shared_ptr<const Tokenizer>> handler);
+void sampling_get_base_model(std::shared_ptr<const SamplingState> state, diagnostics* diag,
+                             Handler<std::string> handler);
 const std::string& sampling_session_id(const SamplingState& state) noexcept;
+TelemetryInfo sampling_telemetry(const SamplingState& state);
 }  // namespace detail
 
 /// Samples from a base model or from saved sampler weights. Get one from
@@ -112,6 +145,23 @@ class SamplingClient {
                                                  state_, std::move(prompt));
   }
   ///@}
+
+  /// The base model this sampler serves, e.g. "Qwen/Qwen3-8B": known at once for a sampler made
+  /// from a base model, else GET /api/v1/samplers/{id} (retry layers 1 and 2).
+  ///@{
+  template <class Token = default_token>
+  auto async_get_base_model(Token&& token = {}) const {
+    return detail::start<std::string>(std::forward<Token>(token), nullptr, &detail::sampling_get_base_model, state_);
+  }
+  template <class Token = default_token>
+  auto async_get_base_model(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::string>(std::forward<Token>(token), &diag, &detail::sampling_get_base_model, state_);
+  }
+  ///@}
+
+  /// Whether telemetry is on, and the session and process ids it reports under
+  /// (`doc/protocol.md#telemetry`). Any thread.
+  TelemetryInfo telemetry() const { return detail::sampling_telemetry(*state_); }
 
   /// The tokenizer of the sampler's base model: GET /api/v1/samplers/{id}, then
   /// get_tokenizer_for (on disk or downloaded, `doc/tokenizers.md`). Loading happens off the io

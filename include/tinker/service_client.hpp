@@ -112,8 +112,9 @@ void service_create_lora_training_client(HolderPtr h, LoraTrainingOptions o, dia
                                          Handler<TrainingClient> handler);
 void service_create_training_client_from_state(HolderPtr h, std::string path, bool with_optimizer, FromStateOptions o,
                                                diagnostics* d, Handler<TrainingClient> handler);
-void service_create_sampling_client(HolderPtr h, SamplingSource source, diagnostics* d,
+void service_create_sampling_client(HolderPtr h, SamplingSource source, SamplingRetryConfig retry, diagnostics* d,
                                     Handler<SamplingClient> handler);
+TelemetryInfo holder_telemetry(const ClientHolder& h);
 }  // namespace detail
 
 /// The entry point: creates training, sampling and REST clients, and owns the session they share.
@@ -226,14 +227,33 @@ class ServiceClient {
   template <class Token = default_token>
   auto async_create_sampling_client(SamplingSource source, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::service_create_sampling_client,
-                                         holder_, std::move(source));
+                                         holder_, std::move(source), SamplingRetryConfig());
   }
   template <class Token = default_token>
   auto async_create_sampling_client(SamplingSource source, diagnostics& diag, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::service_create_sampling_client,
-                                         holder_, std::move(source));
+                                         holder_, std::move(source), SamplingRetryConfig());
   }
   ///@}
+  /// The same with the sampler's own retry settings (`doc/sampling.md#retry-settings`); an invalid
+  /// `retry` fails with invalid_argument naming the field.
+  ///@{
+  template <class Token = default_token>
+  auto async_create_sampling_client(SamplingSource source, SamplingRetryConfig retry, Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::service_create_sampling_client,
+                                         holder_, std::move(source), std::move(retry));
+  }
+  template <class Token = default_token>
+  auto async_create_sampling_client(SamplingSource source, SamplingRetryConfig retry, diagnostics& diag,
+                                    Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::service_create_sampling_client,
+                                         holder_, std::move(source), std::move(retry));
+  }
+  ///@}
+
+  /// Whether telemetry is on, and the session and process ids it reports under
+  /// (`doc/protocol.md#telemetry`). Any thread; telemetry off for a moved-from client.
+  TelemetryInfo telemetry() const { return holder_ ? detail::holder_telemetry(*holder_) : TelemetryInfo(); }
 
   /// REST calls on this client's pools (no session needed, no I/O here).
   RestClient create_rest_client() const { return RestClient(holder_); }

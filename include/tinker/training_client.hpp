@@ -6,6 +6,7 @@
 #include <tinker/future.hpp>
 #include <tinker/sampling_client.hpp>
 #include <tinker/types/datum.hpp>
+#include <tinker/types/telemetry.hpp>
 #include <tinker/types/training.hpp>
 
 #include <cstdint>
@@ -74,6 +75,7 @@ void training_create_sampling_client(TrainingPtr t, std::string model_path, diag
 void training_get_info(TrainingPtr t, diagnostics* d, Handler<GetInfoResponse> h);
 void training_get_tokenizer(TrainingPtr t, diagnostics* d, Handler<std::shared_ptr<const Tokenizer>> h);
 const std::string& training_model_id(const TrainingState& t) noexcept;
+TelemetryInfo training_telemetry(const TrainingState& t);
 }  // namespace detail
 
 /// One LoRA model on the server. Get one from ServiceClient::async_create_lora_training_client
@@ -104,6 +106,10 @@ class TrainingClient {
 
   /// "<session_id>:train:<n>", also the training run id.
   const std::string& model_id() const noexcept { return detail::training_model_id(*state_); }
+
+  /// Whether telemetry is on, and the session and process ids it reports under
+  /// (`doc/protocol.md#telemetry`). Any thread.
+  TelemetryInfo telemetry() const { return detail::training_telemetry(*state_); }
 
   /// A forward pass only (no gradients): per-datum logprobs and the loss's metrics.
   ///@{

@@ -58,6 +58,22 @@ Result<std::shared_ptr<const Tokenizer>> SamplingClient::try_get_tokenizer() con
   });
 }
 
+Result<std::string> SamplingClient::try_get_base_model() const {
+  using T = std::string;
+  return call_blocking<T>(
+      runtime_, "SamplingClient::get_base_model",
+      [&](diagnostics& diag, PromiseHandler<T> handler) { client_.async_get_base_model(diag, std::move(handler)); });
+}
+
+std::string SamplingClient::get_base_model() const {
+  return value_or_throw(try_get_base_model());
+}
+
+TelemetryInfo SamplingClient::telemetry() const {
+  detail::checked(runtime_, "SamplingClient::telemetry");
+  return client_.telemetry();
+}
+
 std::shared_ptr<const Tokenizer> SamplingClient::get_tokenizer() const {
   return value_or_throw(try_get_tokenizer());
 }

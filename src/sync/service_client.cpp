@@ -28,6 +28,10 @@ RequestCounters ServiceClient::counters() const {
   return detail::checked(runtime_, "ServiceClient::counters").service().counters();
 }
 
+TelemetryInfo ServiceClient::telemetry() const {
+  return detail::checked(runtime_, "ServiceClient::telemetry").service().telemetry();
+}
+
 boost::asio::any_io_executor ServiceClient::executor() const {
   return detail::checked(runtime_, "ServiceClient::executor").executor();
 }
@@ -99,10 +103,15 @@ TrainingClient ServiceClient::create_training_client_from_state_with_optimizer(s
 }
 
 Result<SamplingClient> ServiceClient::try_create_sampling_client(SamplingSource source) const {
+  return try_create_sampling_client(std::move(source), SamplingRetryConfig());
+}
+
+Result<SamplingClient> ServiceClient::try_create_sampling_client(SamplingSource source,
+                                                                 SamplingRetryConfig retry) const {
   using T = tinker::SamplingClient;
   auto created = call_blocking<T>(
       runtime_, "ServiceClient::create_sampling_client", [&](diagnostics& diag, PromiseHandler<T> handler) {
-        runtime_->service().async_create_sampling_client(std::move(source), diag, std::move(handler));
+        runtime_->service().async_create_sampling_client(std::move(source), std::move(retry), diag, std::move(handler));
       });
   if (created.has_error()) return Result<SamplingClient>(boost::system::in_place_error, created.error());
   return Result<SamplingClient>(boost::system::in_place_value, SamplingClient(runtime_, std::move(*created)));
@@ -110,6 +119,10 @@ Result<SamplingClient> ServiceClient::try_create_sampling_client(SamplingSource 
 
 SamplingClient ServiceClient::create_sampling_client(SamplingSource source) const {
   return value_or_throw(try_create_sampling_client(std::move(source)));
+}
+
+SamplingClient ServiceClient::create_sampling_client(SamplingSource source, SamplingRetryConfig retry) const {
+  return value_or_throw(try_create_sampling_client(std::move(source), std::move(retry)));
 }
 
 RestClient ServiceClient::create_rest_client() const {
@@ -149,6 +162,22 @@ Result<GetSamplerResponse> RestClient::try_get_sampler(std::string sampler_id) c
 
 GetSamplerResponse RestClient::get_sampler(std::string sampler_id) const {
   return value_or_throw(try_get_sampler(std::move(sampler_id)));
+}
+
+Result<WhoamiResponse> RestClient::try_whoami() const {
+  using T = WhoamiResponse;
+  return call_blocking<T>(runtime_, "RestClient::whoami", [&](diagnostics& diag, PromiseHandler<T> handler) {
+    client_->async_whoami(diag, std::move(handler));
+  });
+}
+
+WhoamiResponse RestClient::whoami() const {
+  return value_or_throw(try_whoami());
+}
+
+TelemetryInfo RestClient::telemetry() const {
+  detail::checked(runtime_, "RestClient::telemetry");
+  return client_->telemetry();
 }
 
 }  // namespace tinker::sync

@@ -33,6 +33,11 @@ const std::string& TrainingClient::model_id() const {
   return client_.model_id();
 }
 
+TelemetryInfo TrainingClient::telemetry() const {
+  detail::checked(runtime_, "TrainingClient::telemetry");
+  return client_.telemetry();
+}
+
 FutureResult<ForwardBackwardOutput> TrainingClient::try_forward(ForwardBackwardInput input) const {
   using T = Future<ForwardBackwardOutput>;
   return call_blocking<T>(runtime_, "TrainingClient::forward", [&](diagnostics& diag, PromiseHandler<T> handler) {

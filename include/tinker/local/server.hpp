@@ -277,6 +277,9 @@ class Server {
 
   /// The audit of everything served so far (see AuditReport).
   AuditReport audit() const;
+  /// The JSON bodies of the telemetry batches received (POST /api/v1/telemetry), oldest first: the
+  /// newest 1000, exactly as sent, so tests can check every field of every event.
+  std::vector<std::string> telemetry_batches() const;
   /// Replaces the fault rules; the new rules count their calls from 1 and the generator restarts
   /// from ServerOptions::fault_seed.
   void set_faults(std::vector<FaultRule> rules);

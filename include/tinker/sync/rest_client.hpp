@@ -190,6 +190,14 @@ class RestClient {
   Result<GetSamplerResponse> try_get_sampler(std::string sampler_id) const;
   ///@}
 
+  /// Who the credential belongs to, from the JWT the client holds (tinker::RestClient::async_whoami).
+  ///@{
+  WhoamiResponse whoami() const;
+  Result<WhoamiResponse> try_whoami() const;
+  ///@}
+  /// Whether telemetry is on, and the session and process ids it reports under.
+  TelemetryInfo telemetry() const;
+
   // Audit and billing.
   /// One day's audit log (admin role).
   ///@{

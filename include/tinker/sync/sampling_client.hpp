@@ -69,6 +69,16 @@ class SamplingClient {
   Result<Future<PromptLogprobs>> try_compute_logprobs(ModelInput prompt) const;
   ///@}
 
+  /// The base model this sampler serves (tinker::SamplingClient::async_get_base_model).
+  ///@{
+  std::string get_base_model() const;
+  Result<std::string> try_get_base_model() const;
+  ///@}
+
+  /// Whether telemetry is on, and the session and process ids it reports under. Throws
+  /// tinker::error (invalid_argument) on an empty handle.
+  TelemetryInfo telemetry() const;
+
   /// The tokenizer of the sampler's base model.
   ///@{
   std::shared_ptr<const Tokenizer> get_tokenizer() const;

@@ -68,6 +68,8 @@ class ServiceClient {
   std::string session_id() const;
   /// The request counters so far (tinker::ServiceClient::counters()). Any thread.
   RequestCounters counters() const;
+  /// Whether telemetry is on, and the session and process ids it reports under. Any thread.
+  TelemetryInfo telemetry() const;
 
   /// The base models the server offers (tinker::ServiceClient::async_get_server_capabilities).
   ///@{
@@ -103,6 +105,11 @@ class ServiceClient {
   ///@{
   SamplingClient create_sampling_client(SamplingSource source) const;
   Result<SamplingClient> try_create_sampling_client(SamplingSource source) const;
+  ///@}
+  /// The same with the sampler's own retry settings (`doc/sampling.md#retry-settings`).
+  ///@{
+  SamplingClient create_sampling_client(SamplingSource source, SamplingRetryConfig retry) const;
+  Result<SamplingClient> try_create_sampling_client(SamplingSource source, SamplingRetryConfig retry) const;
   ///@}
 
   /// REST calls on this client's pools (no I/O here).

@@ -61,6 +61,8 @@ class TrainingClient {
 
   /// "<session_id>:train:<n>". Throws tinker::error (invalid_argument) on an empty handle.
   const std::string& model_id() const;
+  /// Whether telemetry is on, and the session and process ids it reports under.
+  TelemetryInfo telemetry() const;
 
   /// A forward pass only: per-datum logprobs and the loss's metrics
   /// (tinker::TrainingClient::async_forward).

@@ -62,6 +62,23 @@ class TelemetryEvent {
   friend bool operator==(const TelemetryEvent&, const TelemetryEvent&) = default;
 };
 
+/// What a client reports telemetry under (the Python SDK's `get_telemetry()`,
+/// `doc/protocol.md#telemetry`): every client of one ServiceClient shares it.
+class TelemetryInfo {
+ public:
+  /// Telemetry off.
+  TelemetryInfo() = default;
+
+  bool enabled = false;  ///< ClientOptions::telemetry_enabled (TINKER_TELEMETRY)
+  /// The session id batches are sent under: the session once it exists, else
+  /// "sessionless-<uuid4>" (REST-only use). Empty when telemetry is off.
+  std::string session_id;
+  std::string process_uuid;  ///< one UUID per process, sent with every batch; empty when off
+
+  /// Equal when every field is equal.
+  friend bool operator==(const TelemetryInfo&, const TelemetryInfo&) = default;
+};
+
 /// POST /api/v1/telemetry (no `type` field): one batch of at most 100 events.
 class TelemetryRequest {
  public:
@@ -247,8 +264,8 @@ class BillingUsageResponse {
   friend bool operator==(const BillingUsageResponse&, const BillingUsageResponse&) = default;
 };
 
-/// Who the credential belongs to, as the Python SDK's `whoami` reads it from the JWT (there is
-/// no endpoint). This SDK has the type for its JSON codec; no client call returns it yet.
+/// Who the credential belongs to, as the Python SDK's `whoami` reads it from the JWT
+/// (RestClient::async_whoami; there is no endpoint).
 class WhoamiResponse {
  public:
   /// An empty answer.

@@ -5,6 +5,7 @@
 #include "client/async/complete.hpp"
 #include "client/handles.hpp"
 #include "client/session/holder.hpp"
+#include "client/session/telemetry_report.hpp"
 
 #include <tinker/rest_client.hpp>
 
@@ -28,12 +29,13 @@ using Op = boost::asio::awaitable<OperationResult<T>>;
 
 /// The body of every RestClient entry point: runs `operation(holder, args..., diagnostics&)` on
 /// the holder's executor and completes `handler` with its result (never inside the caller; see
-/// client/async/complete.hpp for the guarantees).
+/// client/async/complete.hpp for the guarantees). A failure is reported to telemetry as the Python
+/// SDK's session-less REST client reports it: the error event, no SESSION_END (doc/protocol.md#telemetry).
 template <class T, class Function, class... Args>
 void spawn_rest_call(RestHolder holder, diagnostics* diag, Handler<T> handler, Function* operation, Args&&... args) {
-  const boost::asio::any_io_executor executor = holder->executor();
-  async::spawn_and_complete<T>(executor, diag, std::move(handler), operation, std::move(holder),
-                               std::forward<Args>(args)...);
+  RestHolder reporter = holder;
+  session::spawn_reported<T>(std::move(reporter), /*session_end=*/false, diag, std::move(handler), operation,
+                             std::move(holder), std::forward<Args>(args)...);
 }
 
 /// Fills run_id and checkpoint_id from a `tinker://` path when one was given, and checks that

@@ -41,13 +41,12 @@ class SampleTuning {
   std::chrono::milliseconds backoff_recent_window{10'000};
 
   /// Layer 3 (doc/protocol.md#layer-3-sampling): concurrent sample operations end to end; nullopt = client/config
-  /// sample_max_concurrent_requests.
+  /// sample_max_concurrent_requests (and the client's SamplingRetryConfig::max_connections).
   std::optional<std::int64_t> max_concurrent_samples;
-  /// No sample completing for this long fails the waiting ones (stuck detection; off when the
-  /// server's sample_enable_stuck_detection is false).
-  std::chrono::milliseconds progress_timeout{std::chrono::seconds(7'200)};
-  std::chrono::milliseconds retry_delay_base{500};
-  std::chrono::milliseconds retry_delay_max{10'000};
+  /// When set, these replace the SamplingRetryConfig values of every sampler of the holder.
+  std::optional<std::chrono::milliseconds> progress_timeout;
+  std::optional<std::chrono::milliseconds> retry_delay_base;
+  std::optional<std::chrono::milliseconds> retry_delay_max;
 };
 
 /// doc/protocol.md#pools-timeouts-and-throttles: text tokens x 10, raw image bytes, an asset pointer's location length,

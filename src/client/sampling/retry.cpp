@@ -34,13 +34,12 @@ void RetrySlot::release() noexcept {
 }
 
 SampleRetryHandler::SampleRetryHandler(asio::any_io_executor executor, std::int64_t max_concurrent,
-                                       std::optional<milliseconds> progress_timeout, milliseconds delay_base,
-                                       milliseconds delay_max, std::function<double()> random_unit)
+                                       std::optional<milliseconds> progress_timeout, Delays delays,
+                                       std::function<double()> random_unit)
     : executor_(executor),
       slots_(executor, std::max<std::int64_t>(max_concurrent, 1) - 1),
       progress_timeout_(progress_timeout),
-      delay_base_(delay_base),
-      delay_max_(delay_max),
+      delays_(delays),
       random_unit_(std::move(random_unit)),
       watchdog_(executor_) {}
 
@@ -71,11 +70,11 @@ bool SampleRetryHandler::should_retry(boost::system::error_code ec) noexcept {
 }
 
 milliseconds SampleRetryHandler::retry_delay(int attempt) const {
-  const double base = static_cast<double>(delay_base_.count());
-  const double cap = static_cast<double>(delay_max_.count());
+  const double base = static_cast<double>(delays_.base.count());
+  const double cap = static_cast<double>(delays_.max.count());
   double delay = std::min(base * std::pow(2.0, std::min(attempt - 1, 60)), cap);
   const double unit = random_unit_ ? random_unit_() : 0.5;
-  delay += delay * 0.25 * (2.0 * unit - 1.0);
+  delay += delay * delays_.jitter_factor * (2.0 * unit - 1.0);
   return milliseconds(static_cast<milliseconds::rep>(std::clamp(delay, 0.0, cap)));
 }
 

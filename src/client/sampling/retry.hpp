@@ -50,10 +50,20 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
  public:
   using Clock = std::chrono::steady_clock;
 
+  /// How fresh attempts are spaced (doc/sampling.md#retry-settings); `enabled` false: none.
+  class Delays {
+   public:
+    Delays() = default;
+    bool enabled = true;
+    std::chrono::milliseconds base{500};
+    std::chrono::milliseconds max{10'000};
+    double jitter_factor = 0.25;
+  };
+
   /// `progress_timeout` nullopt = no stuck detection. `random_unit` in [0, 1) for the jitter.
   SampleRetryHandler(boost::asio::any_io_executor executor, std::int64_t max_concurrent,
-                     std::optional<std::chrono::milliseconds> progress_timeout, std::chrono::milliseconds delay_base,
-                     std::chrono::milliseconds delay_max, std::function<double()> random_unit);
+                     std::optional<std::chrono::milliseconds> progress_timeout, Delays delays,
+                     std::function<double()> random_unit);
 
   /// Waits for a place among the operations in flight. Entering while none are in flight
   /// restarts the progress clock (doc/protocol.md#layer-3-sampling).
@@ -69,8 +79,11 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   /// a fresh attempt; a failed future, cancellation and everything else do not.
   static bool should_retry(boost::system::error_code ec) noexcept;
 
-  /// The delay after attempt `attempt` (1, 2, ...): min(base * 2^(attempt-1), max), +-25 %
-  /// jitter, clamped to [0, max].
+  /// False when the client's SamplingRetryConfig turned fresh attempts off: a failure goes to the caller as it is.
+  bool retries_enabled() const noexcept { return delays_.enabled; }
+
+  /// The delay after attempt `attempt` (1, 2, ...): min(base * 2^(attempt-1), max), +- jitter
+  /// (25 % by default), clamped to [0, max].
   std::chrono::milliseconds retry_delay(int attempt) const;
 
   /// True once no progress was made for the progress timeout.
@@ -127,8 +140,7 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   boost::asio::any_io_executor executor_;
   async::ByteBudget slots_;  ///< a counting semaphore: budget n - 1 taken 1 at a time
   std::optional<std::chrono::milliseconds> progress_timeout_;
-  std::chrono::milliseconds delay_base_;
-  std::chrono::milliseconds delay_max_;
+  Delays delays_;
   std::function<double()> random_unit_;
   std::int64_t in_flight_ = 0;
   Clock::time_point last_progress_ = Clock::now();

@@ -8,6 +8,7 @@
 #include "client/futures/driver.hpp"
 #include "client/sampling/state.hpp"
 #include "client/sampling/submit.hpp"
+#include "client/session/telemetry_report.hpp"
 
 #include "http/clock.hpp"
 
@@ -18,6 +19,7 @@
 #include <tinker/tokenizer.hpp>
 #include <tinker/tokenizer_hub.hpp>
 
+#include <algorithm>
 #include <functional>
 
 namespace tinker::client::sampling {
@@ -112,6 +114,7 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
       ec = detail::current_exception_error(diag);
     }
     if (ec) {
+      session::report_failure(*s->holder, ec, diag, /*session_end=*/true);
       core->set_error(ec, diag);
       co_return complete_caller<T>(handler, io, diag_out, diag, ec, Future<T>());
     }
@@ -132,18 +135,24 @@ void spawn_sample(std::shared_ptr<const SamplingState> s, SampleOperation op, Sa
   futures::spawn_task_from_any_thread(std::move(holder), std::move(core), std::move(control), std::move(work));
 }
 
+// The sampler's base model: known for one made from a base model, else GET /api/v1/samplers/{id}.
+asio::awaitable<OperationResult<std::string>> sampler_base_model_op(std::shared_ptr<const SamplingState> s,
+                                                                    diagnostics& diag) {
+  using Outcome = OperationResult<std::string>;
+  if (!s->base_model.empty()) co_return Outcome(error_code(), s->base_model);
+  if (error_code ec = co_await s->holder->ensure_config(diag)) co_return Outcome(ec, std::string());
+  GetSamplerResponse sampler;
+  const api::LayerTwoSettings l2 = s->holder->layer_two();
+  const error_code ec = co_await api::get_sampler(s->holder->http(), s->sampling_session_id, sampler, diag, l2);
+  co_return Outcome(ec, std::move(sampler.base_model));
+}
+
 asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_tokenizer_op(
     std::shared_ptr<const SamplingState> s, diagnostics& diag) {
   using Outcome = OperationResult<std::shared_ptr<const Tokenizer>>;
-  std::string base_model = s->base_model;
-  if (base_model.empty()) {
-    GetSamplerResponse sampler;
-    const api::LayerTwoSettings l2 = s->holder->layer_two();
-    if (error_code ec = co_await api::get_sampler(s->holder->http(), s->sampling_session_id, sampler, diag, l2)) {
-      co_return Outcome(ec, nullptr);
-    }
-    base_model = sampler.base_model;
-  }
+  OperationResult<std::string> base = co_await sampler_base_model_op(s, diag);
+  if (std::get<0>(base)) co_return Outcome(std::get<0>(base), nullptr);
+  std::string base_model = std::move(std::get<1>(base));
   // Loading (and perhaps downloading) blocks: not on the io thread.
   const HubOptions hub = HubOptions::from_environment(process_environment(), s->holder->http().options());
   std::shared_ptr<const Tokenizer> tokenizer;
@@ -157,19 +166,22 @@ asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_token
 }  // namespace
 
 SamplingClient make_sampling_client(std::shared_ptr<ClientHolder> holder, std::string sampling_session_id,
-                                    std::string base_model) {
-  return SamplingClient(
-      std::make_shared<const SamplingState>(std::move(holder), std::move(sampling_session_id), std::move(base_model)));
+                                    std::string base_model, const SamplingRetryConfig& retry) {
+  return SamplingClient(std::make_shared<const SamplingState>(std::move(holder), std::move(sampling_session_id),
+                                                              std::move(base_model), retry));
 }
 
 asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std::shared_ptr<ClientHolder> holder,
-                                                                            SamplingSource source, diagnostics& diag) {
+                                                                            SamplingSource source,
+                                                                            SamplingRetryConfig retry,
+                                                                            diagnostics& diag) {
   using Outcome = OperationResult<SamplingClient>;
   if (source.model_path.has_value() == source.base_model.has_value()) {
     diag.clear();
     diag.message = "create_sampling_client needs exactly one of model_path and base_model";
     co_return Outcome(make_error_code(errc::invalid_argument), SamplingClient());
   }
+  retry.validate();  // throws invalid_argument naming the field; the operation's wrapper turns it into the error
   if (error_code ec = co_await holder->ensure_session(diag)) co_return Outcome(ec, SamplingClient());
   const CreateSamplingSessionRequest request(holder->session_id(), holder->next_sampling_seq_id(), source.base_model,
                                              source.model_path);
@@ -178,7 +190,13 @@ asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std:
     co_return Outcome(ec, SamplingClient());
   }
   std::string base_model = source.base_model.value_or("");
-  co_return Outcome(error_code(), make_sampling_client(holder, created.sampling_session_id, std::move(base_model)));
+  co_return Outcome(error_code(),
+                    make_sampling_client(holder, created.sampling_session_id, std::move(base_model), retry));
+}
+
+asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std::shared_ptr<ClientHolder> holder,
+                                                                            SamplingSource source, diagnostics& diag) {
+  co_return co_await create_sampling_session_op(std::move(holder), std::move(source), SamplingRetryConfig(), diag);
 }
 
 }  // namespace tinker::client::sampling
@@ -187,14 +205,26 @@ namespace tinker::detail {
 
 using namespace client::sampling;  // the operations above
 
-std::shared_ptr<client::sampling::SampleRetryHandler> SamplingState::make_retry_handler(ClientHolder& holder) {
+std::shared_ptr<client::sampling::SampleRetryHandler> SamplingState::make_retry_handler(
+    ClientHolder& holder, const SamplingRetryConfig& config) {
   const ClientConfigResponse& flags = holder.config();
   const client::sampling::SampleTuning& tuning = holder.sample_tuning();
   std::optional<std::chrono::milliseconds> progress_timeout;
-  if (flags.sample_enable_stuck_detection) progress_timeout = tuning.progress_timeout;
-  return std::make_shared<client::sampling::SampleRetryHandler>(
-      holder.executor(), tuning.max_concurrent_samples.value_or(flags.sample_max_concurrent_requests), progress_timeout,
-      tuning.retry_delay_base, tuning.retry_delay_max, http::default_random_unit());
+  if (flags.sample_enable_stuck_detection && config.enable_stuck_detection) {
+    progress_timeout = tuning.progress_timeout.value_or(config.progress_timeout);
+  }
+  // doc/sampling.md#retry-settings: the caller may ask for fewer operations in flight than the server allows, never
+  // more.
+  std::int64_t limit = flags.sample_max_concurrent_requests;
+  if (config.max_connections) limit = std::min(limit, *config.max_connections);
+  client::sampling::SampleRetryHandler::Delays delays;
+  delays.enabled = config.enable_retry_logic;
+  delays.base = tuning.retry_delay_base.value_or(config.retry_delay_base);
+  delays.max = tuning.retry_delay_max.value_or(config.retry_delay_max);
+  delays.jitter_factor = config.jitter_factor;
+  return std::make_shared<client::sampling::SampleRetryHandler>(holder.executor(),
+                                                                tuning.max_concurrent_samples.value_or(limit),
+                                                                progress_timeout, delays, http::default_random_unit());
 }
 
 void sampling_sample(std::shared_ptr<const SamplingState> state, ModelInput prompt, std::int64_t num_samples,
@@ -219,13 +249,59 @@ void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, Model
 
 void sampling_get_tokenizer(std::shared_ptr<const SamplingState> state, diagnostics* diag,
                             Handler<std::shared_ptr<const Tokenizer>> handler) {
-  auto executor = state->holder->executor();
-  client::async::spawn_and_complete<std::shared_ptr<const Tokenizer>>(executor, diag, std::move(handler),
-                                                                      &sampler_tokenizer_op, std::move(state));
+  auto holder = state->holder;
+  client::session::spawn_reported<std::shared_ptr<const Tokenizer>>(std::move(holder), true, diag, std::move(handler),
+                                                                    &sampler_tokenizer_op, std::move(state));
+}
+
+void sampling_get_base_model(std::shared_ptr<const SamplingState> state, diagnostics* diag,
+                             Handler<std::string> handler) {
+  auto holder = state->holder;
+  client::session::spawn_reported<std::string>(std::move(holder), true, diag, std::move(handler),
+                                               &sampler_base_model_op, std::move(state));
 }
 
 const std::string& sampling_session_id(const SamplingState& state) noexcept {
   return state.sampling_session_id;
 }
 
+TelemetryInfo sampling_telemetry(const SamplingState& state) {
+  return holder_telemetry(*state.holder);
+}
+
 }  // namespace tinker::detail
+
+namespace tinker {
+
+namespace {
+
+[[noreturn]] void invalid_retry_field(const std::string& field, const std::string& rule, const std::string& value) {
+  throw error(errc::invalid_argument, "SamplingRetryConfig::" + field + ": " + rule + ", got " + value);
+}
+
+std::string ms_text(std::chrono::milliseconds value) {
+  return std::to_string(value.count()) + " ms";
+}
+
+}  // namespace
+
+void SamplingRetryConfig::validate() const {
+  if (max_connections && *max_connections <= 0) {
+    invalid_retry_field("max_connections", "must be positive", std::to_string(*max_connections));
+  }
+  if (progress_timeout <= std::chrono::milliseconds::zero()) {
+    invalid_retry_field("progress_timeout", "must be positive", ms_text(progress_timeout));
+  }
+  if (retry_delay_base < std::chrono::milliseconds::zero()) {
+    invalid_retry_field("retry_delay_base", "must not be negative", ms_text(retry_delay_base));
+  }
+  if (retry_delay_max < retry_delay_base) {
+    invalid_retry_field("retry_delay_max", "must be at least retry_delay_base (" + ms_text(retry_delay_base) + ")",
+                        ms_text(retry_delay_max));
+  }
+  if (!(jitter_factor >= 0.0 && jitter_factor <= 1.0)) {  // NaN fails too
+    invalid_retry_field("jitter_factor", "must be in [0, 1]", std::to_string(jitter_factor));
+  }
+}
+
+}  // namespace tinker

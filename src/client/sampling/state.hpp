@@ -18,11 +18,12 @@ namespace tinker::detail {
 
 class SamplingState {
  public:
-  SamplingState(std::shared_ptr<ClientHolder> holder_, std::string sampling_session_id_, std::string base_model_)
+  SamplingState(std::shared_ptr<ClientHolder> holder_, std::string sampling_session_id_, std::string base_model_,
+                const SamplingRetryConfig& retry_config = {})
       : holder(std::move(holder_)),
         sampling_session_id(std::move(sampling_session_id_)),
         base_model(std::move(base_model_)),
-        retry(make_retry_handler(*holder)) {}
+        retry(make_retry_handler(*holder, retry_config)) {}
 
   const std::shared_ptr<ClientHolder> holder;
   const std::string sampling_session_id;
@@ -32,8 +33,10 @@ class SamplingState {
   /// Retry layer 3 of this sampling session (doc/protocol.md#layer-3-sampling); its state lives on the io thread.
   const std::shared_ptr<client::sampling::SampleRetryHandler> retry;
 
-  /// Sized by the holder's client/config (known once the session exists) and sample tuning.
-  static std::shared_ptr<client::sampling::SampleRetryHandler> make_retry_handler(ClientHolder& holder);
+  /// Set up by the client's retry settings (doc/sampling.md#retry-settings) within the holder's client/config (known
+  /// once the session exists); the holder's internal sample tuning overrides both.
+  static std::shared_ptr<client::sampling::SampleRetryHandler> make_retry_handler(ClientHolder& holder,
+                                                                                  const SamplingRetryConfig& config);
 };
 
 }  // namespace tinker::detail
@@ -41,10 +44,13 @@ class SamplingState {
 namespace tinker::client::sampling {
 
 SamplingClient make_sampling_client(std::shared_ptr<detail::ClientHolder> holder, std::string sampling_session_id,
-                                    std::string base_model);
+                                    std::string base_model, const SamplingRetryConfig& retry = {});
 
 /// POST create_sampling_session on a base model or a tinker:// sampler path (doc/sampling.md#creating-a-sampler), after
-/// the session bootstrap. Exactly one of the two must be given (invalid_argument otherwise).
+/// the session bootstrap. Exactly one of the two must be given, and `retry` must be valid (invalid_argument otherwise).
+boost::asio::awaitable<async::OperationResult<SamplingClient>> create_sampling_session_op(
+    std::shared_ptr<detail::ClientHolder> holder, SamplingSource source, SamplingRetryConfig retry, diagnostics& diag);
+/// The same with the default retry settings.
 boost::asio::awaitable<async::OperationResult<SamplingClient>> create_sampling_session_op(
     std::shared_ptr<detail::ClientHolder> holder, SamplingSource source, diagnostics& diag);
 

@@ -2,6 +2,7 @@
 
 #include "api/endpoints.hpp"
 #include "client/sampling/report.hpp"
+#include "client/session/telemetry_report.hpp"
 #include "http/observer.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -106,7 +107,7 @@ asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperatio
       }
       if (watch.stuck()) co_return retry.stuck_error(diag);
     }
-    if (!op.layer_three || !ec || !SampleRetryHandler::should_retry(ec)) co_return ec;
+    if (!op.layer_three || !ec || !retry.retries_enabled() || !SampleRetryHandler::should_retry(ec)) co_return ec;
     const std::chrono::milliseconds delay = retry.retry_delay(op.attempts);
     if (s.holder->observer().watches_events()) report_sampling_retry(*s.holder, ec, diag, delay, op.attempts + 1);
     co_await sleep_for(delay);
@@ -127,15 +128,26 @@ asio::awaitable<futures::PollOutcome> start_poll(const SamplingState& s, const S
   return futures::poll_future(s.holder->http(), std::move(poll));
 }
 
-void fail_stuck(const SampleRetryHandler& retry, FutureCore& core) {
-  diagnostics diag;
-  const error_code ec = retry.stuck_error(diag);
+// A sample that fails for good is a public call's failure (doc/protocol.md#telemetry).
+void fail_sample(const SamplingState& s, FutureCore& core, error_code ec, diagnostics diag) {
+  session::report_failure(*s.holder, ec, diag, /*session_end=*/true);
   core.set_error(ec, std::move(diag));
 }
 
-void settle_sample(FutureCore& core, futures::PollOutcome& outcome, const ResultDecoder& decode) {
-  settle_with(core, outcome.error, std::move(outcome.diag),
-              [&](ErasedResult& value, diagnostics& diag) { return decode(outcome.result, value, diag); });
+void fail_stuck(const SamplingState& s, FutureCore& core) {
+  diagnostics diag;
+  const error_code ec = s.retry->stuck_error(diag);
+  fail_sample(s, core, ec, std::move(diag));
+}
+
+void settle_sample(const SamplingState& s, FutureCore& core, futures::PollOutcome& outcome,
+                   const ResultDecoder& decode) {
+  if (outcome.error) return fail_sample(s, core, outcome.error, std::move(outcome.diag));
+  settle_with(core, outcome.error, std::move(outcome.diag), [&](ErasedResult& value, diagnostics& diag) {
+    const error_code ec = decode(outcome.result, value, diag);
+    if (ec) session::report_failure(*s.holder, ec, diag, /*session_end=*/true);
+    return ec;
+  });
 }
 
 // A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
@@ -150,7 +162,7 @@ asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, Task
   s.holder->http().tally().note_retry();
   diagnostics diag;
   if (error_code ec = co_await submit_sample(s, op, control, ticket, diag)) {
-    core.set_error(ec, std::move(diag));
+    fail_sample(s, core, ec, std::move(diag));
     co_return false;
   }
   core.set_request_id(ticket.request_id);
@@ -166,18 +178,19 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
   SampleRetryHandler& retry = *s.retry;
   for (;;) {
     // The deadline may have passed already: then the request is not polled.
-    if (op.layer_three && retry.stuck()) co_return fail_stuck(retry, *core);
+    if (op.layer_three && retry.stuck()) co_return fail_stuck(s, *core);
     futures::PollOutcome outcome;
     {
       SampleRetryHandler::Watch watch;
       if (op.layer_three) retry.watch(watch, control.signal);
       outcome = co_await start_poll(s, op, ticket, core);
-      if (watch.stuck()) co_return fail_stuck(retry, *core);
+      if (watch.stuck()) co_return fail_stuck(s, *core);
     }
-    const bool again = op.layer_three && outcome.error && SampleRetryHandler::should_retry(outcome.error);
+    const bool again =
+        op.layer_three && outcome.error && retry.retries_enabled() && SampleRetryHandler::should_retry(outcome.error);
     if (!again) {
       if (!outcome.error && op.layer_three) retry.note_progress();
-      co_return settle_sample(*core, outcome, op.decode);
+      co_return settle_sample(s, *core, outcome, op.decode);
     }
     // doc/sampling.md#backpressure-and-retries: a lost result (410) or a retryable failure is a fresh attempt with a
     // new seq_id.

@@ -194,8 +194,13 @@ asio::awaitable<error_code> bootstrap_session(std::shared_ptr<ClientHolder> hold
   impl.sampling_seq = 0;
   start_heartbeat(holder, response.session_id);
   start_dynamic_config_refresh(holder);
-  TelemetryEvent start(TelemetryEventKind::session_start, std::string(), 0, Severity::info, Timestamp{});
-  holder->telemetry(std::move(start));
+  if (impl.telemetry) {
+    const auto now = std::chrono::system_clock::now();
+    impl.telemetry->session_started = now;
+    const Timestamp started = std::chrono::time_point_cast<std::chrono::microseconds>(now);
+    TelemetryEvent start(TelemetryEventKind::session_start, std::string(), 0, Severity::info, started);
+    holder->telemetry(std::move(start));
+  }
   co_return error_code{};
 }
 

@@ -3,6 +3,7 @@
 #include "client/session/holder.hpp"
 
 #include "client/session/holder_impl.hpp"
+#include "client/session/telemetry_report.hpp"
 #include "http/headers.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -66,6 +67,13 @@ ServiceClientOptions checked(ServiceClientOptions options) {
   if (!options.client.credential_command || options.client.credential_command->empty()) {
     if (const char* command = std::getenv("TINKER_CREDENTIAL_CMD"); command != nullptr && *command != '\0') {
       options.client.credential_command = command;
+    }
+  }
+  // The Python SDK reads TINKER_PROJECT_ID whenever no project is given (doc/service.md#sessions), not only when the
+  // options come from the environment.
+  if (!options.client.project_id) {
+    if (const char* project = std::getenv("TINKER_PROJECT_ID"); project != nullptr && *project != '\0') {
+      options.client.project_id = project;
     }
   }
   options.client.validate(/*require_credential=*/true);  // never quotes the key
@@ -228,15 +236,21 @@ void ClientHolder::telemetry(TelemetryEvent event) {
     return;
   }
   state->overflow_warned = false;
-  if (urgent) {
-    state->flush_requested = true;
-    state->wake->cancel();
-  }
+  if (urgent) flush_telemetry();
+}
+
+void ClientHolder::flush_telemetry() {
+  const std::shared_ptr<client::session::TelemetryState>& state = impl_->telemetry;
+  if (!state) return;
+  state->flush_requested = true;
+  state->wake->cancel();
 }
 
 void ClientHolder::shutdown() {
   Impl& impl = *impl_;
   if (impl.shutting_down) return;
+  // An orderly end of the session is reported as Python reports a fatal one (doc/protocol.md#telemetry).
+  if (impl.config.has_value()) client::session::report_session_end(*this);
   impl.shutting_down = true;
   impl.lifetime->stop();  // heartbeat, JWT refresh and telemetry loops end; their requests are cancelled
   if (impl.config_flight) impl.config_flight->done_timer.cancel();
@@ -254,10 +268,11 @@ void ClientHolder::shutdown() {
     }
   }
 
-  // What telemetry has queued is sent once more, without waiting for it (bounded by the
-  // telemetry timeout); that coroutine then shuts the HTTP clients down. Not from the
-  // destructor: nothing may keep a dying holder alive.
-  const bool flush = impl.telemetry && !impl.telemetry->queue.empty() && impl.config.has_value();
+  // What telemetry has queued (and a batch the loop still has in flight) is sent without
+  // waiting for it, within the telemetry timeout; that coroutine then shuts the HTTP clients
+  // down. Not from the destructor: nothing may keep a dying holder alive.
+  const bool flush =
+      impl.telemetry && (!impl.telemetry->queue.empty() || impl.telemetry->sending) && impl.config.has_value();
   std::shared_ptr<ClientHolder> self = weak_from_this().lock();
   if (flush && self) {
     asio::co_spawn(impl.executor, client::session::final_telemetry_flush(std::move(self), impl.telemetry),

@@ -119,8 +119,11 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   /// in flight, no JWT to refresh): a hot path skips its coroutine frame then.
   bool config_current() const noexcept;
 
-  /// Queues one telemetry event (doc/protocol.md#telemetry); a no-op when telemetry is off.
+  /// Queues one telemetry event (doc/protocol.md#telemetry); a no-op when telemetry is off or
+  /// the holder is shutting down. Events of severity error and above are flushed at once.
   void telemetry(TelemetryEvent event);
+  /// Wakes the telemetry loop to send what is queued now.
+  void flush_telemetry();
 
   /// Stops the heartbeat, the JWT refresh and the telemetry loop (flushing what it can without
   /// waiting), cancels every registered task, and shuts the HTTP client down. Idempotent.

@@ -42,20 +42,31 @@ class Flight {
 /// Waits for `flight` to finish; its outcome, or cancelled if this waiter was cancelled first.
 boost::asio::awaitable<boost::system::error_code> join_flight(std::shared_ptr<Flight> flight, diagnostics& diag);
 
-/// The telemetry queue and the timer its loop sleeps on (cancelled to flush at once).
+/// The telemetry queue, the timer its loop sleeps on (cancelled to flush at once), and what the final flush at
+/// shutdown needs to take over from the loop without losing or repeating a batch.
 class TelemetryState {
  public:
   explicit TelemetryState(boost::asio::any_io_executor executor)
-      : wake(std::make_shared<boost::asio::steady_timer>(std::move(executor))) {}
+      : wake(std::make_shared<boost::asio::steady_timer>(executor)),
+        idle(std::make_shared<boost::asio::steady_timer>(executor, boost::asio::steady_timer::time_point::max())),
+        sends(std::make_shared<Lifetime>(executor)) {}
 
   TelemetryQueue queue;
   std::shared_ptr<boost::asio::steady_timer> wake;
+  /// Cancelled when the loop's batch in flight is done, for the final flush waiting on it.
+  std::shared_ptr<boost::asio::steady_timer> idle;
+  /// Sends are stopped by this, not by the holder's lifetime: a batch in flight at shutdown is
+  /// finished (bounded by the final flush's deadline), so its events are neither lost nor sent twice.
+  std::shared_ptr<Lifetime> sends;
+  bool sending = false;          ///< the loop has a batch in flight
   bool flush_requested = false;  ///< an error event arrived while the loop was busy
   bool loop_running = false;
   bool overflow_warned = false;
   std::int64_t next_index = 0;
   std::string
       sessionless_id;  ///< "sessionless-<uuid4>" until a session exists (doc/protocol.md#bootstrap-and-lifecycle)
+  /// When SESSION_START was queued; SESSION_END reports the time since.
+  std::optional<std::chrono::system_clock::time_point> session_started;
 };
 
 }  // namespace tinker::client::session

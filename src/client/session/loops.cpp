@@ -8,9 +8,11 @@
 
 #include <tinker/version.hpp>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
 
@@ -65,8 +67,9 @@ TelemetryRequest telemetry_request(const ClientHolder::Impl& impl, const Telemet
                           telemetry_process_uuid());
 }
 
-// Sends one batch until it is accepted (every retry interval, doc/protocol.md#telemetry) or the lifetime stops.
-// False when stopped.
+// Sends one batch until it is accepted (every retry interval, doc/protocol.md#telemetry). A send in flight runs to
+// its end even when the holder shuts down (only the final flush's deadline stops it: state.sends); a failure after
+// the shutdown is not retried here. False when not sent: the caller puts the batch back for the final flush.
 asio::awaitable<bool> send_batch(std::weak_ptr<ClientHolder> weak, std::shared_ptr<Lifetime> lifetime,
                                  std::shared_ptr<TelemetryState> state, std::vector<TelemetryEvent> batch) {
   for (;;) {
@@ -78,14 +81,21 @@ asio::awaitable<bool> send_batch(std::weak_ptr<ClientHolder> weak, std::shared_p
       const TelemetryRequest request = telemetry_request(impl, *state, batch);
       diagnostics diag;
       auto operation = api::telemetry(holder->http(), request, diag);
-      const std::optional<error_code> outcome = co_await run_unless_stopped(lifetime, std::move(operation));
+      const std::optional<error_code> outcome = co_await run_unless_stopped(state->sends, std::move(operation));
       if (!outcome) co_return false;
       if (!*outcome) co_return true;
       holder->log(LogLevel::debug, "sending telemetry failed (" + failure_text(*outcome, diag) + "); will retry");
+      if (lifetime->stopped()) co_return false;
       retry = impl.timing.telemetry_retry_interval;
     }
     if (!co_await sleep_unless_stopped(lifetime, retry)) co_return false;
   }
+}
+
+// The batch the loop has in flight is done: the final flush may be waiting for it.
+void batch_done(TelemetryState& state) {
+  state.sending = false;
+  state.idle->cancel();
 }
 
 }  // namespace
@@ -195,8 +205,13 @@ asio::awaitable<void> telemetry_loop(std::weak_ptr<ClientHolder> weak, std::shar
     }
     state->flush_requested = false;
     while (!state->queue.empty()) {
+      if (lifetime->stopped()) co_return;  // final_telemetry_flush sends the rest
       std::vector<TelemetryEvent> batch = state->queue.take_batch();
-      if (!co_await send_batch(weak, lifetime, state, std::move(batch))) co_return;
+      state->sending = true;
+      const bool sent = co_await send_batch(weak, lifetime, state, batch);
+      if (!sent) state->queue.put_back(std::move(batch));
+      batch_done(*state);
+      if (!sent) co_return;
     }
   }
 }
@@ -204,15 +219,22 @@ asio::awaitable<void> telemetry_loop(std::weak_ptr<ClientHolder> weak, std::shar
 asio::awaitable<void> final_telemetry_flush(std::shared_ptr<ClientHolder> holder,
                                             std::shared_ptr<TelemetryState> state) {
   ClientHolder::Impl& impl = holder->impl();
-  // Its own deadline: the whole flush gets one telemetry timeout, then whatever is left is dropped.
-  auto deadline = std::make_shared<Lifetime>(impl.executor);
+  // Its own deadline: the whole flush, including the loop's batch in flight, gets one telemetry
+  // timeout, then whatever is left is dropped.
   asio::steady_timer expiry(impl.executor, impl.options.client.timeouts.telemetry);
-  expiry.async_wait([deadline](error_code) { deadline->stop(); });
-  while (!state->queue.empty() && !deadline->stopped()) {
+  expiry.async_wait([state](error_code ec) {
+    if (ec == asio::error::operation_aborted) return;
+    state->sends->stop();
+    state->idle->cancel();
+  });
+  while (state->sending && !state->sends->stopped()) {
+    co_await state->idle->async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+  while (!state->queue.empty() && !state->sends->stopped()) {
     const TelemetryRequest request = telemetry_request(impl, *state, state->queue.take_batch());
     diagnostics diag;
     auto operation = api::telemetry(*impl.http, request, diag);
-    const std::optional<error_code> outcome = co_await run_unless_stopped(deadline, std::move(operation));
+    const std::optional<error_code> outcome = co_await run_unless_stopped(state->sends, std::move(operation));
     if (!outcome || *outcome) break;
   }
   expiry.cancel();

@@ -6,6 +6,8 @@
 #include "client/async/complete.hpp"
 #include "client/futures/driver.hpp"
 #include "client/sampling/state.hpp"
+#include "client/session/holder_impl.hpp"
+#include "client/session/telemetry_report.hpp"
 #include "client/training/state.hpp"
 
 #include <tinker/service_client.hpp>
@@ -18,7 +20,6 @@
 namespace tinker::client::session {
 
 using async::OperationResult;
-using async::spawn_and_complete;
 
 namespace {
 
@@ -113,15 +114,42 @@ asio::awaitable<TrainingOutcome> create_via_load(HolderPtr holder, std::string p
   co_return TrainingOutcome(error_code(), TrainingClient(std::move(state)));
 }
 
+// The holder that asks weights_info on behalf of a weights_access_token (doc/service.md#from-a-checkpoint): this
+// client's options with the token as its API key, and no telemetry of its own. Throws tinker::error
+// (invalid_argument) naming weights_access_token when the token cannot be an API key; never quotes it.
+std::shared_ptr<ClientHolder> token_holder(const ClientHolder& holder, const std::string& token) {
+  ServiceClientOptions options = holder.options();
+  options.client.api_key = Secret(token);
+  options.client.credential_command.reset();
+  options.client.telemetry_enabled = false;
+  try {
+    return ClientHolder::create(holder.executor(), std::move(options));
+  } catch (const error& e) {
+    throw error(errc::invalid_argument, "weights_access_token: not usable as an API key (" + e.diag().message + ")");
+  }
+}
+
+// POST weights_info, with the weights_access_token as the credential when there is one (the Python SDK asks through a
+// client authenticated with the token: the checkpoint may belong to the token's account only).
+asio::awaitable<error_code> checkpoint_weights_info(HolderPtr holder, std::string path,
+                                                    std::optional<std::string> token, WeightsInfoResponse& info,
+                                                    diagnostics& diag) {
+  const WeightsInfoRequest request(std::move(path));
+  if (!token) co_return co_await api::weights_info(holder->http(), request, info, diag, holder->layer_two());
+  std::shared_ptr<ClientHolder> asker = token_holder(*holder, *token);
+  error_code ec = co_await asker->ensure_config(diag);
+  if (!ec) ec = co_await api::weights_info(asker->http(), request, info, diag, asker->layer_two());
+  asker->shutdown();
+  co_return ec;
+}
+
 // Legacy (doc/service.md): weights_info, create_model configured like the checkpoint, load_state.
-// Choice: a weights_access_token is passed to load_weights as given; weights_info is asked with
-// this client's own credential.
+// A weights_access_token authenticates weights_info and is passed to load_weights as given (as the
+// Python SDK's async variant does).
 asio::awaitable<TrainingOutcome> create_then_load(HolderPtr holder, std::string path, bool with_optimizer,
                                                   FromStateOptions options, diagnostics& diag) {
-  const WeightsInfoRequest info_request(path);
   WeightsInfoResponse info;
-  const api::LayerTwoSettings l2 = holder->layer_two();
-  if (error_code ec = co_await api::weights_info(holder->http(), info_request, info, diag, l2)) {
+  if (error_code ec = co_await checkpoint_weights_info(holder, path, options.weights_access_token, info, diag)) {
     co_return TrainingOutcome(ec, TrainingClient());
   }
   LoraTrainingOptions lora(options.base_model.value_or(info.base_model), info.lora_rank.value_or(32));
@@ -154,8 +182,8 @@ asio::awaitable<TrainingOutcome> from_state_op(HolderPtr holder, std::string pat
 }
 
 asio::awaitable<OperationResult<SamplingClient>> sampling_client_op(HolderPtr holder, SamplingSource source,
-                                                                    diagnostics& diag) {
-  co_return co_await sampling::create_sampling_session_op(std::move(holder), std::move(source), diag);
+                                                                    SamplingRetryConfig retry, diagnostics& diag) {
+  co_return co_await sampling::create_sampling_session_op(std::move(holder), std::move(source), std::move(retry), diag);
 }
 
 bool runs_in_this_thread(const asio::any_io_executor& executor) {
@@ -171,24 +199,27 @@ namespace tinker::detail {
 
 using namespace client::session;  // the operations above
 
+// Each is a public call whose failure telemetry reports with SESSION_END, as the Python SDK's
+// capture_exceptions(fatal=True) does (doc/protocol.md#telemetry).
 void service_create_lora_training_client(HolderPtr h, LoraTrainingOptions o, diagnostics* d,
                                          Handler<TrainingClient> handler) {
-  auto executor = h->executor();
-  spawn_and_complete<TrainingClient>(executor, d, std::move(handler), &create_lora_op, std::move(h), std::move(o));
+  HolderPtr reporter = h;
+  spawn_reported<TrainingClient>(std::move(reporter), true, d, std::move(handler), &create_lora_op, std::move(h),
+                                 std::move(o));
 }
 
 void service_create_training_client_from_state(HolderPtr h, std::string path, bool with_optimizer, FromStateOptions o,
                                                diagnostics* d, Handler<TrainingClient> handler) {
-  auto executor = h->executor();
-  spawn_and_complete<TrainingClient>(executor, d, std::move(handler), &from_state_op, std::move(h), std::move(path),
-                                     with_optimizer, std::move(o));
+  HolderPtr reporter = h;
+  spawn_reported<TrainingClient>(std::move(reporter), true, d, std::move(handler), &from_state_op, std::move(h),
+                                 std::move(path), with_optimizer, std::move(o));
 }
 
-void service_create_sampling_client(HolderPtr h, SamplingSource source, diagnostics* d,
+void service_create_sampling_client(HolderPtr h, SamplingSource source, SamplingRetryConfig retry, diagnostics* d,
                                     Handler<SamplingClient> handler) {
-  auto executor = h->executor();
-  spawn_and_complete<SamplingClient>(executor, d, std::move(handler), &sampling_client_op, std::move(h),
-                                     std::move(source));
+  HolderPtr reporter = h;
+  spawn_reported<SamplingClient>(std::move(reporter), true, d, std::move(handler), &sampling_client_op, std::move(h),
+                                 std::move(source), std::move(retry));
 }
 
 }  // namespace tinker::detail

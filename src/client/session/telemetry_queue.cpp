@@ -24,6 +24,10 @@ std::vector<TelemetryEvent> TelemetryQueue::take_batch() {
   return batch;
 }
 
+void TelemetryQueue::put_back(std::vector<TelemetryEvent> batch) {
+  events_.insert(events_.begin(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
+}
+
 const char* telemetry_platform() noexcept {
 #if defined(__linux__)
   return "Linux";

@@ -21,6 +21,8 @@ class TelemetryQueue {
   bool push(TelemetryEvent event);
   /// Removes and returns the oldest events, at most max_batch of them.
   std::vector<TelemetryEvent> take_batch();
+  /// Puts a batch that could not be sent back in front, oldest first (the capacity does not apply: it was counted).
+  void put_back(std::vector<TelemetryEvent> batch);
 
   std::size_t size() const noexcept { return events_.size(); }
   bool empty() const noexcept { return events_.empty(); }

@@ -9,6 +9,7 @@
 #include "api/endpoints.hpp"
 #include "api/response.hpp"
 #include "client/async/join.hpp"
+#include "client/session/telemetry_report.hpp"
 #include "client/training/chunking.hpp"
 #include "client/training/combine.hpp"
 #include "client/training/state.hpp"
@@ -20,8 +21,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 namespace tinker::client::training {
-
-using async::spawn_and_complete;
 
 namespace {
 
@@ -326,9 +325,9 @@ asio::awaitable<FbOutcome> custom_op(TrainingPtr t, Ticket first_ticket, std::ve
 
 void start_fwdbwd(TrainingPtr t, ForwardBackwardInput input, bool forward_only, diagnostics* d, Handler<FbFuture> h) {
   const Ticket ticket = t->turnstile.take_ticket();
-  auto executor = t->holder->executor();
-  spawn_and_complete<FbFuture>(executor, d, std::move(h), &fwdbwd_op, std::move(t), ticket, std::move(input),
-                               forward_only);
+  auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
+  client::session::spawn_reported<FbFuture>(std::move(holder), true, d, std::move(h), &fwdbwd_op, std::move(t), ticket,
+                                            std::move(input), forward_only);
 }
 
 }  // namespace
@@ -350,9 +349,9 @@ void training_forward_backward(TrainingPtr t, ForwardBackwardInput input, diagno
 void training_forward_backward_custom(TrainingPtr t, std::vector<Datum> data, CustomLossFunction loss, diagnostics* d,
                                       Handler<FbFuture> h) {
   const Ticket first_ticket = t->turnstile.take_tickets(2);
-  auto executor = t->holder->executor();
-  spawn_and_complete<FbFuture>(executor, d, std::move(h), &custom_op, std::move(t), first_ticket, std::move(data),
-                               std::move(loss));
+  auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
+  client::session::spawn_reported<FbFuture>(std::move(holder), true, d, std::move(h), &custom_op, std::move(t),
+                                            first_ticket, std::move(data), std::move(loss));
 }
 
 }  // namespace tinker::detail

@@ -5,6 +5,7 @@
 #include "api/endpoints.hpp"
 #include "client/async/off_io_thread.hpp"
 #include "client/sampling/state.hpp"
+#include "client/session/telemetry_report.hpp"
 #include "client/training/state.hpp"
 #include "client/training/submit_cost.hpp"
 #include "types/exception_error.hpp"
@@ -18,7 +19,6 @@ namespace tinker::client::training {
 
 using async::off_io_thread;
 using async::OperationResult;
-using async::spawn_and_complete;
 
 namespace {
 
@@ -198,9 +198,9 @@ asio::awaitable<OperationResult<SamplingClient>> create_sampling_client_op(Train
 template <class Op>
 void start_single(TrainingPtr t, Op op, diagnostics* d, Handler<Future<typename Op::Result>> h) {
   const Ticket ticket = t->turnstile.take_ticket();
-  auto executor = t->holder->executor();
-  spawn_and_complete<Future<typename Op::Result>>(executor, d, std::move(h), &submit_single<Op>, std::move(t), ticket,
-                                                  std::move(op));
+  auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
+  client::session::spawn_reported<Future<typename Op::Result>>(std::move(holder), true, d, std::move(h),
+                                                               &submit_single<Op>, std::move(t), ticket, std::move(op));
 }
 
 }  // namespace
@@ -232,24 +232,27 @@ void training_save_weights_for_sampler(TrainingPtr t, std::string name, std::opt
 
 void training_save_weights_and_get_sampling_client(TrainingPtr t, diagnostics* d, Handler<SamplingClient> h) {
   const Ticket ticket = t->turnstile.take_ticket();
-  auto executor = t->holder->executor();
-  spawn_and_complete<SamplingClient>(executor, d, std::move(h), &save_and_get_sampler_op, std::move(t), ticket);
+  auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
+  client::session::spawn_reported<SamplingClient>(std::move(holder), true, d, std::move(h), &save_and_get_sampler_op,
+                                                  std::move(t), ticket);
 }
 
 void training_create_sampling_client(TrainingPtr t, std::string model_path, diagnostics* d, Handler<SamplingClient> h) {
-  auto executor = t->holder->executor();
-  spawn_and_complete<SamplingClient>(executor, d, std::move(h), &create_sampling_client_op, std::move(t),
-                                     std::move(model_path));
+  auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
+  client::session::spawn_reported<SamplingClient>(std::move(holder), true, d, std::move(h), &create_sampling_client_op,
+                                                  std::move(t), std::move(model_path));
 }
 
 void training_get_info(TrainingPtr t, diagnostics* d, Handler<GetInfoResponse> h) {
-  auto executor = t->holder->executor();
-  spawn_and_complete<GetInfoResponse>(executor, d, std::move(h), &get_info_op, std::move(t), true);
+  auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
+  client::session::spawn_reported<GetInfoResponse>(std::move(holder), true, d, std::move(h), &get_info_op, std::move(t),
+                                                   true);
 }
 
 void training_get_tokenizer(TrainingPtr t, diagnostics* d, Handler<std::shared_ptr<const Tokenizer>> h) {
-  auto executor = t->holder->executor();
-  spawn_and_complete<std::shared_ptr<const Tokenizer>>(executor, d, std::move(h), &get_tokenizer_op, std::move(t));
+  auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
+  client::session::spawn_reported<std::shared_ptr<const Tokenizer>>(std::move(holder), true, d, std::move(h),
+                                                                    &get_tokenizer_op, std::move(t));
 }
 
 const std::string& training_model_id(const TrainingState& t) noexcept {

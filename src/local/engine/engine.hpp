@@ -117,7 +117,9 @@ class Engine {
   CreateSamplingSessionResponse create_sampling_session(const CreateSamplingSessionRequest& request,
                                                         const Principal& who);
   GetInfoResponse get_info(const GetInfoRequest& request, const Principal& who);
-  TelemetryResponse telemetry(const TelemetryRequest& request, const Principal& who);
+  /// Counts the events and keeps `body` as received (the newest 1000 batches) for telemetry_batches().
+  TelemetryResponse telemetry(const TelemetryRequest& request, std::string_view body, const Principal& who);
+  std::vector<std::string> telemetry_batches() const;
 
   // Future endpoints: return the ticket. Ordering (seq_id <= 0 -> HttpError 400,
   // repeated seq_id -> the earlier ticket, later seq_id held until every earlier one ran).

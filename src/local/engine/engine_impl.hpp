@@ -298,7 +298,7 @@ class Engine::Impl {
   std::map<engine_detail::UsageKey, std::int64_t> usage;
   std::vector<std::pair<std::string, AuditLogEntry>> audit_entries;  ///< (owner, entry)
   std::size_t telemetry_events = 0;
-  std::deque<TelemetryEvent> recent_telemetry;  ///< the last few, for debugging
+  std::deque<std::string> telemetry_batches;  ///< the newest request bodies as received, for tests (Server::telemetry)
   std::unordered_map<std::string, Download> downloads;
 };
 

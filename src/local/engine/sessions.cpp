@@ -16,7 +16,7 @@ using engine_detail::SessionRecord;
 
 namespace {
 constexpr std::chrono::seconds sweep_interval{1};
-constexpr std::size_t recent_telemetry_kept = 256;
+constexpr std::size_t telemetry_batches_kept = 1000;
 }  // namespace
 
 SessionRecord& Engine::Impl::live_session(std::string_view session_id, const Principal& who) {
@@ -88,13 +88,15 @@ SessionHeartbeatResponse Engine::heartbeat(const SessionHeartbeatRequest& reques
   return SessionHeartbeatResponse();
 }
 
-TelemetryResponse Engine::telemetry(const TelemetryRequest& request, const Principal&) {
+TelemetryResponse Engine::telemetry(const TelemetryRequest& request, std::string_view body, const Principal&) {
   impl_->telemetry_events += request.events.size();
-  for (const TelemetryEvent& event : request.events) {
-    impl_->recent_telemetry.push_back(event);
-    if (impl_->recent_telemetry.size() > recent_telemetry_kept) impl_->recent_telemetry.pop_front();
-  }
+  impl_->telemetry_batches.emplace_back(body);
+  if (impl_->telemetry_batches.size() > telemetry_batches_kept) impl_->telemetry_batches.pop_front();
   return TelemetryResponse();
+}
+
+std::vector<std::string> Engine::telemetry_batches() const {
+  return std::vector<std::string>(impl_->telemetry_batches.begin(), impl_->telemetry_batches.end());
 }
 
 ListSessionsResponse Engine::list_sessions(std::int64_t limit, std::int64_t offset, const Principal& who) const {

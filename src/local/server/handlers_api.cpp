@@ -184,7 +184,7 @@ void handle_api(Frontend& fe, Exchange& ex) {
     case Endpoint::telemetry: {
       TelemetryRequest request;
       if (!decode_json(ex, request)) return;
-      return guarded(fe, ex, [&] { ex.reply.json(engine.telemetry(request, who)); });
+      return guarded(fe, ex, [&] { ex.reply.json(engine.telemetry(request, ex.body, who)); });
     }
     case Endpoint::create_model:
     case Endpoint::unload_model:

@@ -285,6 +285,11 @@ AuditReport Server::audit() const {
   return impl_->on_io([this] { return impl_->frontend ? impl_->frontend->audit() : AuditReport(); });
 }
 
+std::vector<std::string> Server::telemetry_batches() const {
+  return impl_->on_io(
+      [this] { return impl_->frontend ? impl_->frontend->engine.telemetry_batches() : std::vector<std::string>(); });
+}
+
 void Server::set_faults(std::vector<FaultRule> rules) {
   impl_->on_io([this, &rules] {
     if (impl_->frontend) {

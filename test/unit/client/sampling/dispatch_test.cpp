@@ -5,6 +5,8 @@
 #include "client/sampling/dispatch.hpp"
 #include "client/sampling/retry.hpp"
 
+#include <tinker/sampling_client.hpp>
+
 #include <gtest/gtest.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -19,6 +21,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <thread>
@@ -221,7 +224,7 @@ TEST(SampleRetryHandler, RetriesTransientFailuresAndLostResultsButNotFailedFutur
 TEST(SampleRetryHandler, DelaysDoubleFromHalfASecondUpToTenWithSymmetricJitter) {
   asio::io_context io;
   double unit = 0.5;
-  SampleRetryHandler handler(io.get_executor(), 2000, std::nullopt, milliseconds(500), milliseconds(10'000),
+  SampleRetryHandler handler(io.get_executor(), 2000, std::nullopt, SampleRetryHandler::Delays(),
                              [&unit] { return unit; });
   EXPECT_EQ(handler.retry_delay(1), milliseconds(500));
   EXPECT_EQ(handler.retry_delay(2), milliseconds(1'000));
@@ -233,6 +236,68 @@ TEST(SampleRetryHandler, DelaysDoubleFromHalfASecondUpToTenWithSymmetricJitter) 
   unit = 0.999999;
   EXPECT_EQ(handler.retry_delay(1), milliseconds(624));
   EXPECT_EQ(handler.retry_delay(6), milliseconds(10'000)) << "clamped to the maximum";
+}
+
+static_assert(!std::is_aggregate_v<SamplingRetryConfig>);
+static_assert(!std::is_aggregate_v<TelemetryInfo>);
+
+// The message of the invalid_argument `config.validate()` throws, or "" when it is valid.
+std::string validation_message(const SamplingRetryConfig& config) {
+  try {
+    config.validate();
+    return "";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    return e.diag().message;
+  }
+}
+
+TEST(SamplingRetryConfig, TheDefaultsAreValidAndEachBadFieldIsNamedWithItsValue) {
+  SamplingRetryConfig config;
+  EXPECT_EQ(validation_message(config), "");
+  EXPECT_EQ(config.progress_timeout, std::chrono::hours(2));
+  EXPECT_EQ(config.retry_delay_base, milliseconds(500));
+  EXPECT_EQ(config.retry_delay_max, milliseconds(10'000));
+  EXPECT_EQ(config.jitter_factor, 0.25);
+  config.max_connections = -3;
+  EXPECT_EQ(validation_message(config), "SamplingRetryConfig::max_connections: must be positive, got -3");
+  config = SamplingRetryConfig();
+  config.progress_timeout = milliseconds(-1);
+  EXPECT_EQ(validation_message(config), "SamplingRetryConfig::progress_timeout: must be positive, got -1 ms");
+  config = SamplingRetryConfig();
+  config.retry_delay_base = milliseconds(20'000);
+  EXPECT_EQ(validation_message(config),
+            "SamplingRetryConfig::retry_delay_max: must be at least retry_delay_base (20000 ms), got 10000 ms");
+  config = SamplingRetryConfig();
+  config.jitter_factor = std::nan("");
+  EXPECT_NE(validation_message(config).find("SamplingRetryConfig::jitter_factor: must be in [0, 1]"),
+            std::string::npos);
+  config = SamplingRetryConfig();
+  config.jitter_factor = 1.0;
+  config.retry_delay_base = milliseconds(0);
+  config.retry_delay_max = milliseconds(0);
+  config.max_connections = 1;
+  EXPECT_EQ(validation_message(config), "") << "the bounds themselves are valid";
+}
+
+TEST(SampleRetryHandler, DelaysFollowTheClientsRetrySettings) {
+  asio::io_context io;
+  double unit = 0.0;
+  SampleRetryHandler::Delays delays;
+  delays.base = milliseconds(100);
+  delays.max = milliseconds(300);
+  delays.jitter_factor = 0.5;
+  SampleRetryHandler handler(io.get_executor(), 2000, std::nullopt, delays, [&unit] { return unit; });
+  EXPECT_TRUE(handler.retries_enabled());
+  EXPECT_EQ(handler.retry_delay(1), milliseconds(50)) << "100 ms minus half of it";
+  unit = 0.5;
+  EXPECT_EQ(handler.retry_delay(2), milliseconds(200));
+  EXPECT_EQ(handler.retry_delay(3), milliseconds(300)) << "capped at the maximum";
+  delays.enabled = false;
+  delays.jitter_factor = 0.0;
+  SampleRetryHandler single(io.get_executor(), 2000, std::nullopt, delays, [] { return 0.0; });
+  EXPECT_FALSE(single.retries_enabled());
+  EXPECT_EQ(single.retry_delay(1), milliseconds(100)) << "no jitter";
 }
 
 // An operation that never finishes by itself, under the handler's watch as the sample task runs
@@ -252,8 +317,8 @@ asio::awaitable<void> watched(std::shared_ptr<SampleRetryHandler> handler, std::
 
 TEST(SampleRetryHandler, AnOperationWithoutProgressForTheTimeoutIsCancelled) {
   asio::io_context io;
-  auto handler = std::make_shared<SampleRetryHandler>(io.get_executor(), 2000, milliseconds(80), milliseconds(500),
-                                                      milliseconds(10'000), nullptr);
+  auto handler = std::make_shared<SampleRetryHandler>(io.get_executor(), 2000, milliseconds(80),
+                                                      SampleRetryHandler::Delays(), nullptr);
   std::optional<bool> out;
   const auto start = Clock::now();
   asio::co_spawn(io, watched(handler, out), asio::detached);
@@ -278,8 +343,8 @@ asio::awaitable<void> hold_slot(std::shared_ptr<SampleRetryHandler> handler,
 
 TEST(SampleRetryHandler, TheConcurrencyLimitBoundsOperationsInFlight) {
   asio::io_context io;
-  auto handler = std::make_shared<SampleRetryHandler>(io.get_executor(), 2, std::nullopt, milliseconds(500),
-                                                      milliseconds(10'000), nullptr);
+  auto handler =
+      std::make_shared<SampleRetryHandler>(io.get_executor(), 2, std::nullopt, SampleRetryHandler::Delays(), nullptr);
   auto release = std::make_shared<asio::steady_timer>(io, asio::steady_timer::time_point::max());
   int entered = 0;
   for (int i = 0; i < 3; ++i) asio::co_spawn(io, hold_slot(handler, release, entered), asio::detached);

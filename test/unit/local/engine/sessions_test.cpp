@@ -83,12 +83,14 @@ TEST_F(SessionsTest, ListAndGetShowTheCallersSessionsWithTheirRunsAndSamplers) {
             404);
 }
 
-TEST_F(SessionsTest, TelemetryIsCountedAndAccepted) {
+TEST_F(SessionsTest, TelemetryIsCountedAcceptedAndKeptAsSent) {
   start();
   TelemetryRequest request;
   request.events.resize(3);
-  EXPECT_EQ(engine->telemetry(request, alice).status, "accepted");
-  EXPECT_EQ(engine->telemetry_event_count(), 3u);
+  EXPECT_EQ(engine->telemetry(request, R"({"events":"as sent"})", alice).status, "accepted");
+  EXPECT_EQ(engine->telemetry(request, "second", alice).status, "accepted");
+  EXPECT_EQ(engine->telemetry_event_count(), 6u);
+  EXPECT_EQ(engine->telemetry_batches(), (std::vector<std::string>{R"({"events":"as sent"})", "second"}));
 }
 
 TEST_F(SessionsTest, CapabilitiesListTheCatalogue) {

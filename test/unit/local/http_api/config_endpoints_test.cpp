@@ -131,6 +131,10 @@ TEST_F(HttpApiConfigEndpoints, TelemetryIsAccepted) {
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(response.json(), json::parse(R"({"status":"accepted"})"));
+  // Kept as received, for tests that check every field (local::Server::telemetry_batches).
+  const std::vector<std::string> kept = api().server().telemetry_batches();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(json::parse(kept.front()), body);
 }
 
 TEST_F(HttpApiConfigEndpoints, ServesUnderAPathPrefix) {
