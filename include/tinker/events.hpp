@@ -50,12 +50,12 @@ const char* to_string(RetryLayer layer) noexcept;
 class RetryScheduled {
  public:
   RetryScheduled() = default;
-  RetryLayer layer = RetryLayer::transport;
-  std::string_view path;               ///< the request's path, without the query string
-  std::string_view reason;             ///< "HTTP 503 (server error)", "timeout: ...", ... (redacted)
-  int status = 0;                      ///< HTTP status of the failed attempt; 0 without an answer
-  std::chrono::milliseconds delay{0};  ///< the wait before the next attempt
-  int attempt = 1;                     ///< the attempt that comes next, 2 = first retry
+  RetryLayer layer = RetryLayer::transport;  ///< which retry layer sends it again
+  std::string_view path;                     ///< the request's path, without the query string
+  std::string_view reason;                   ///< "HTTP 503 (server error)", "timeout: ...", ... (redacted)
+  int status = 0;                            ///< HTTP status of the failed attempt; 0 without an answer
+  std::chrono::milliseconds delay{0};        ///< the wait before the next attempt
+  int attempt = 1;                           ///< the attempt that comes next, 2 = first retry
 };
 
 /// Why the SDK holds requests back.
@@ -71,20 +71,20 @@ const char* to_string(BackoffCause cause) noexcept;
 class BackoffStarted {
  public:
   BackoffStarted() = default;
-  BackoffCause cause = BackoffCause::rate_limited;
-  RetryLayer layer = RetryLayer::transport;  ///< whose wait it is
-  std::string_view path;                     ///< the request that was pushed back
-  std::chrono::milliseconds delay{0};        ///< the planned wait
+  BackoffCause cause = BackoffCause::rate_limited;  ///< why it waits
+  RetryLayer layer = RetryLayer::transport;         ///< whose wait it is
+  std::string_view path;                            ///< the request that was pushed back
+  std::chrono::milliseconds delay{0};               ///< the planned wait
 };
 
 /// The wait of the BackoffStarted with the same path and layer is over; requests go out again.
 class BackoffEnded {
  public:
   BackoffEnded() = default;
-  BackoffCause cause = BackoffCause::rate_limited;
-  RetryLayer layer = RetryLayer::transport;
-  std::string_view path;
-  std::chrono::milliseconds waited{0};  ///< how long it actually waited
+  BackoffCause cause = BackoffCause::rate_limited;  ///< as in the BackoffStarted
+  RetryLayer layer = RetryLayer::transport;         ///< as in the BackoffStarted
+  std::string_view path;                            ///< as in the BackoffStarted
+  std::chrono::milliseconds waited{0};              ///< how long it actually waited
 };
 
 /// Where a future stands, as far as the client knows.
@@ -101,9 +101,9 @@ const char* to_string(FutureState state) noexcept;
 class FutureStateChanged {
  public:
   FutureStateChanged() = default;
-  std::string_view request_id;  ///< the future's id (UntypedAPIFuture::request_id)
-  std::string_view operation;   ///< "Sample", "ForwardBackward", ... (X-Tinker-Request-Type)
-  FutureState state = FutureState::waiting;
+  std::string_view request_id;                  ///< the future's id (UntypedAPIFuture::request_id)
+  std::string_view operation;                   ///< "Sample", "ForwardBackward", ... (X-Tinker-Request-Type)
+  FutureState state = FutureState::waiting;     ///< the state it moved to
   QueueState queue_state = QueueState::active;  ///< the last queue state the server reported
   std::string_view queue_state_reason;          ///< as the server gave it; may be empty
   std::chrono::milliseconds waited{0};          ///< since polling began
@@ -114,7 +114,7 @@ class FutureStateChanged {
 class HeartbeatFailing {
  public:
   HeartbeatFailing() = default;
-  std::string_view session_id;
+  std::string_view session_id;               ///< the session whose heartbeat failed
   std::chrono::milliseconds failing_for{0};  ///< since the last heartbeat that succeeded
   std::string_view reason;                   ///< why this one failed (redacted)
   /// True once failures have lasted long enough for a warning (the server ends the session if

@@ -34,11 +34,12 @@ namespace tinker {
 class HubUploadFile {
  public:
   HubUploadFile() = default;
+  /// The file at `local_path_`, committed as `path_in_repo_`.
   HubUploadFile(std::string path_in_repo_, std::filesystem::path local_path_)
       : path_in_repo(std::move(path_in_repo_)), local_path(std::move(local_path_)) {}
 
-  std::string path_in_repo;  ///< "adapter_config.json", "sub/dir/file"
-  std::filesystem::path local_path;
+  std::string path_in_repo;          ///< "adapter_config.json", "sub/dir/file"
+  std::filesystem::path local_path;  ///< the bytes to upload, read when the commit runs
 };
 
 /// What hub_commit commits.
@@ -46,12 +47,12 @@ class HubCommitRequest {
  public:
   HubCommitRequest() = default;
 
-  std::string repo_id;            ///< "namespace/name"
-  std::string revision = "main";  ///< the branch committed to (or the PR's base with create_pr)
-  std::string summary;            ///< the commit message's first line
-  std::string description;        ///< the rest of the message
-  bool create_pr = false;         ///< open a pull request instead of committing to `revision`
-  std::vector<HubUploadFile> files;
+  std::string repo_id;               ///< "namespace/name"
+  std::string revision = "main";     ///< the branch committed to (or the PR's base with create_pr)
+  std::string summary;               ///< the commit message's first line
+  std::string description;           ///< the rest of the message
+  bool create_pr = false;            ///< open a pull request instead of committing to `revision`
+  std::vector<HubUploadFile> files;  ///< what the commit adds or replaces
   /// Called as LFS bytes are sent (done, total of the LFS files): on the calling thread.
   std::function<void(std::uint64_t done, std::uint64_t total)> on_progress;
 };
@@ -74,9 +75,9 @@ class HubRepoInfo {
  public:
   HubRepoInfo() = default;
 
-  std::string id;  ///< "namespace/name"
-  bool is_private = false;
-  std::string sha;  ///< the commit of the revision asked (main by default)
+  std::string id;           ///< "namespace/name"
+  bool is_private = false;  ///< only its owner (and the token's organisations) can see it
+  std::string sha;          ///< the commit of the revision asked (main by default)
 };
 
 /// Why `repo_id` is not a Hub repo id ("name" or "namespace/name": letters, digits, '-', '_',
@@ -109,6 +110,8 @@ std::string hub_create_repo(const HubOptions& options, std::string_view repo_id,
 void hub_create_branch(const HubOptions& options, std::string_view repo_id, std::string_view branch, bool exist_ok,
                        const EnvLookup& env = process_environment());
 
+/// The model repo `repo_id` at `revision`: its id, visibility and commit. Throws tinker::error with
+/// the Hub's status and request id (404 for a repo or revision the token cannot see).
 HubRepoInfo hub_repo_info(const HubOptions& options, std::string_view repo_id, std::string_view revision = "main",
                           const EnvLookup& env = process_environment());
 

@@ -54,8 +54,8 @@ class SamplingRetryConfig {
   std::chrono::milliseconds retry_delay_max{10'000};  ///< cap on the doubling delay; >= retry_delay_base
   double jitter_factor = 0.25;                        ///< delays vary by +- this fraction; in [0, 1]
   bool enable_retry_logic = true;                     ///< false: one attempt, failures go to the caller
-  /// false: never give up on a request for lack of progress (also off when the server's
-  /// sample_enable_stuck_detection is false).
+  /** false: never give up on a request for lack of progress (also off when the server's
+      sample_enable_stuck_detection is false). */
   bool enable_stuck_detection = true;
 
   /// Throws tinker::error (invalid_argument) naming the first invalid field and its value.
