@@ -5,6 +5,7 @@
 #include "integration/support/local_service.hpp"
 #include "wire/base64url.hpp"
 
+#include <tinker/rest_client.hpp>
 #include <tinker/service_client.hpp>
 #include <tinker/sync/service_client.hpp>
 
@@ -272,6 +273,30 @@ TEST_F(LocalService, TinkerProjectIdIsReadWhenNoProjectIsGiven) {
   EXPECT_EQ(from_environment->options().client.project_id, "project-from-environment");
   EXPECT_EQ(given->options().client.project_id, "project-given");
   EXPECT_EQ(empty->options().client.project_id, std::nullopt) << "an empty value is no project, as in Python";
+}
+
+asio::awaitable<BillingUsageResponse> usage_this_hour(RestClient rest) {
+  // The previous and the current hour, so that a run crossing the hour is still covered.
+  const auto hour = std::chrono::floor<std::chrono::hours>(std::chrono::system_clock::now());
+  const Timestamp start = std::chrono::time_point_cast<std::chrono::microseconds>(hour - std::chrono::hours(1));
+  const Timestamp end = start + std::chrono::hours(2);
+  co_return co_await rest.async_get_billing_usage(start, end, use_awaitable);
+}
+
+TEST_F(LocalService, TinkerProjectIdReachesTheServerWithTheSession) {
+  ::setenv("TINKER_PROJECT_ID", "project-on-the-wire", 1);
+  auto service = make_service_client();
+  ::unsetenv("TINKER_PROJECT_ID");
+  run(checkpoint_sampler(*service));  // a session, a run and a checkpoint: billed usage of the session
+  const BillingUsageResponse usage = run(usage_this_hour(service->create_rest_client()));
+  const auto of_a_session = std::count_if(usage.data.begin(), usage.data.end(),
+                                          [](const BillingUsageEntry& entry) { return entry.session_id.has_value(); });
+  ASSERT_GT(of_a_session, 0);
+  for (const BillingUsageEntry& entry : usage.data) {
+    if (entry.session_id) {
+      EXPECT_EQ(entry.project_id, "project-on-the-wire");
+    }
+  }
 }
 
 // ---- a sampler's retry settings ---------------------------------------------------------------------------------
