@@ -308,12 +308,7 @@ asio::awaitable<AttemptResult> attempt(DownloadTransport& transport, Exchange& e
                                        OutputFile& file, Progress& progress) {
   const AbsoluteUrl& target = exchange.target;
   const auto executor = co_await asio::this_coro::executor;
-  ConnectSettings settings;
-  settings.connect_timeout = transport.connect_timeout;
-  settings.verify_peer = transport.tls.verify_peer;
-  settings.proxy = transport.proxy.get();
-  if (target.endpoint.tls && !transport.tls_context) transport.tls_context = make_tls_context(transport.tls);
-  settings.tls_context = transport.tls_context;
+  const ConnectSettings settings = connect_settings_for(transport, target.endpoint.tls);
   ConnectResult connected = co_await connect(executor, target.endpoint, settings);
   if (connected.error == errc::cancelled) co_return finished(Step::failed, connected.error, "cancelled");
   if (connected.error == errc::tls_error) co_return finished(Step::failed, connected.error, connected.reason);
@@ -343,6 +338,16 @@ DownloadOutcome out_of_resumes(const DownloadRequest& request, const DownloadSta
 }
 
 }  // namespace
+
+ConnectSettings connect_settings_for(DownloadTransport& transport, bool https) {
+  ConnectSettings settings;
+  settings.connect_timeout = transport.connect_timeout;
+  settings.verify_peer = transport.tls.verify_peer;
+  settings.proxy = transport.proxy.get();
+  if (https && !transport.tls_context) transport.tls_context = make_tls_context(transport.tls);
+  settings.tls_context = transport.tls_context;
+  return settings;
+}
 
 DownloadTransport::DownloadTransport(const ClientOptions& options)
     : tls(options.tls),

@@ -54,6 +54,12 @@ class DownloadTransport {
   std::shared_ptr<boost::asio::ssl::context> tls_context;
 };
 
+class ConnectSettings;
+
+/// How `transport` connects to a host: its timeout, TLS verification and proxy, and for https its
+/// TLS context (made at the first https connection and shared from then on).
+ConnectSettings connect_settings_for(DownloadTransport& transport, bool https);
+
 /// How far a download got. Kept by the caller across calls, so a download can continue on a
 /// fresh URL (a signed URL that expired) where the previous one stopped.
 class DownloadState {

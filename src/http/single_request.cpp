@@ -165,12 +165,7 @@ asio::awaitable<SingleResponse> exchange_on(Stream& stream, Connection& connecti
 asio::awaitable<SingleResponse> send_single(DownloadTransport& transport, SingleRequest request) {
   const AbsoluteUrl target = parse_absolute_url(request.url, "the request URL");
   const auto executor = co_await asio::this_coro::executor;
-  ConnectSettings settings;
-  settings.connect_timeout = transport.connect_timeout;
-  settings.verify_peer = transport.tls.verify_peer;
-  settings.proxy = transport.proxy.get();
-  if (target.endpoint.tls && !transport.tls_context) transport.tls_context = make_tls_context(transport.tls);
-  settings.tls_context = transport.tls_context;
+  const ConnectSettings settings = connect_settings_for(transport, target.endpoint.tls);
   ConnectResult connected = co_await connect(executor, target.endpoint, settings);
   if (connected.error) co_return failed(connected.error, connected.reason);
 
