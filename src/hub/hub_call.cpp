@@ -5,6 +5,7 @@
 #include "http/error_mapping.hpp"
 #include "http/proxy.hpp"
 #include "http/url.hpp"
+#include "wire/json_writer.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -14,7 +15,9 @@
 #include <boost/json/serialize.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <span>
 
 namespace tinker {
 namespace hub_detail {
@@ -153,27 +156,7 @@ std::string quote_segment(std::string_view text) {
 }
 
 std::string base64(std::string_view bytes) {
-  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    out += alphabet[(v >> 6) & 63];
-    out += alphabet[v & 63];
-  }
-  if (const std::size_t rest = bytes.size() - i; rest != 0) {
-    unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
-    if (rest == 2) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    out += rest == 2 ? alphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
+  return wire::base64_encode(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
 }
 
 namespace {

@@ -16,6 +16,7 @@
 // {"error": message}, as the Hub's do.
 #include "local/server/frontend.hpp"
 #include "local/server/hub_store.hpp"
+#include "wire/json_writer.hpp"
 
 #include <boost/json.hpp>
 
@@ -77,28 +78,8 @@ std::vector<std::string> segments(std::string_view path) {
 }
 
 std::string base64_decode(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
   std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (const char c : text) {
-    if (c == '=') break;
-    const int v = value(c);
-    if (v < 0) throw HubRefusal(400, "", "the content is not base64");
-    buffer = (buffer << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
+  if (!wire::base64_decode(text, out)) throw HubRefusal(400, "", "the content is not base64");
   return out;
 }
 
