@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 
 namespace tinker {
 
@@ -172,31 +175,35 @@ void Observer::retry_scheduled(const RetryScheduled& event) const {
   emit(event);
 }
 
+namespace {
+
+// "back-off <started|ended> <layer> <path> cause=<cause> <duration_key>=<ms>": both ends of a wait.
+template <class Backoff>
+std::string backoff_line(std::string_view verb, const Backoff& event, std::string_view duration_key,
+                         std::chrono::milliseconds duration) {
+  std::string line = "back-off ";
+  line += verb;
+  line += ' ';
+  line += to_string(event.layer);
+  line += ' ';
+  line += event.path;
+  line += " cause=";
+  line += to_string(event.cause);
+  line += ' ';
+  line += duration_key;
+  line += '=' + std::to_string(duration.count());
+  return line;
+}
+
+}  // namespace
+
 void Observer::backoff_started(const BackoffStarted& event) const {
-  if (logs(LogLevel::info)) {
-    std::string line = "back-off started ";
-    line += to_string(event.layer);
-    line += ' ';
-    line += event.path;
-    line += " cause=";
-    line += to_string(event.cause);
-    line += " for_ms=" + std::to_string(event.delay.count());
-    log(LogLevel::info, line);
-  }
+  if (logs(LogLevel::info)) log(LogLevel::info, backoff_line("started", event, "for_ms", event.delay));
   emit(event);
 }
 
 void Observer::backoff_ended(const BackoffEnded& event) const {
-  if (logs(LogLevel::info)) {
-    std::string line = "back-off ended ";
-    line += to_string(event.layer);
-    line += ' ';
-    line += event.path;
-    line += " cause=";
-    line += to_string(event.cause);
-    line += " waited_ms=" + std::to_string(event.waited.count());
-    log(LogLevel::info, line);
-  }
+  if (logs(LogLevel::info)) log(LogLevel::info, backoff_line("ended", event, "waited_ms", event.waited));
   emit(event);
 }
 
