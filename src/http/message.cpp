@@ -2,6 +2,10 @@
 
 #include "http/ascii.hpp"
 
+#include <array>
+#include <cstdint>
+#include <cstring>
+
 namespace tinker::http {
 
 const char* to_string(Method method) noexcept {
@@ -25,12 +29,66 @@ const char* to_string(PoolKind kind) noexcept {
   return "unknown";
 }
 
-std::string_view Response::header(std::string_view name) const noexcept {
-  // Names are stored lower-cased, but a response built by hand (tests, fakes) may not be.
-  for (const Header& h : headers) {
-    if (ascii::iequals(h.name, name)) return h.value;
+ResponseHeaders::ResponseHeaders(std::initializer_list<Header> fields) {
+  for (const Header& field : fields) emplace_back(field.name, field.value);
+}
+
+ResponseHeaders::ResponseHeaders(const std::vector<Header>& fields) {
+  for (const Header& field : fields) emplace_back(field.name, field.value);
+}
+
+namespace {
+
+// Each field is stored as its name's and value's sizes, then the name and the value.
+using FieldSize = std::uint32_t;
+constexpr std::size_t field_sizes_bytes = 2 * sizeof(FieldSize);
+
+}  // namespace
+
+// Runs for every field of every response: one resize, then the bytes written in place.
+void ResponseHeaders::emplace_back(std::string_view name, std::string_view value) {
+  const std::size_t at = text_.size();
+  text_.resize(at + field_sizes_bytes + name.size() + value.size());
+  char* out = text_.data() + at;
+  const std::array<FieldSize, 2> sizes{static_cast<FieldSize>(name.size()), static_cast<FieldSize>(value.size())};
+  std::memcpy(out, sizes.data(), field_sizes_bytes);
+  out += field_sizes_bytes;
+  for (const char c : name) *out++ = ascii::to_lower(c);
+  if (!value.empty()) std::memcpy(out, value.data(), value.size());
+  ++count_;
+}
+
+void ResponseHeaders::set(std::string_view name, std::string_view value) {
+  ResponseHeaders replaced;
+  bool found = false;
+  for (const HeaderView field : *this) {
+    const bool same = ascii::iequals(field.name, name);
+    found = found || same;
+    replaced.emplace_back(field.name, same ? value : field.value);
+  }
+  if (!found) replaced.emplace_back(name, value);
+  *this = std::move(replaced);
+}
+
+std::string_view ResponseHeaders::find(std::string_view name) const noexcept {
+  // Names are stored lower-cased; `name` may be in any case.
+  for (const HeaderView field : *this) {
+    if (ascii::iequals(field.name, name)) return field.value;
   }
   return {};
+}
+
+HeaderView ResponseHeaders::const_iterator::operator*() const noexcept {
+  std::array<FieldSize, 2> sizes;
+  std::memcpy(sizes.data(), at_, field_sizes_bytes);
+  const char* name = at_ + field_sizes_bytes;
+  return HeaderView{std::string_view(name, sizes[0]), std::string_view(name + sizes[0], sizes[1])};
+}
+
+ResponseHeaders::const_iterator& ResponseHeaders::const_iterator::operator++() noexcept {
+  const HeaderView field = **this;
+  at_ = field.value.data() + field.value.size();
+  return *this;
 }
 
 bool Response::is_json() const noexcept {

@@ -149,7 +149,7 @@ TEST(ResponseDecoding, JsonAndContentTypes) {
   EXPECT_EQ(future.request_id, "r1");
 
   http::Response html = json;
-  html.headers[0].value = "text/html";
+  html.headers.set("content-type", "text/html");
   html.body = "<html>502 Bad Gateway</html>";
   EXPECT_EQ(decode_json_response(html, future, diag), make_error_code(errc::protocol_error));
   EXPECT_EQ(diag.message, "expected a JSON response, got content type 'text/html'");
@@ -172,7 +172,7 @@ TEST(ResponseDecoding, ProtobufResultsNeedTheProtobufContentType) {
   EXPECT_EQ(out, sample);
 
   http::Response json = proto;
-  json.headers[0].value = "application/json";
+  json.headers.set("content-type", "application/json");
   json.body = to_json(sample);
   EXPECT_EQ(decode_protobuf_response(json, out, diag), make_error_code(errc::protocol_error));
   EXPECT_EQ(diag.message, "expected an application/x-protobuf result, got content type 'application/json'");

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tinker::http {
 namespace {
@@ -26,6 +28,51 @@ TEST(HttpMessage, PoolKindNames) {
   EXPECT_STREQ(to_string(PoolKind::sampling), "sampling");
   EXPECT_STREQ(to_string(PoolKind::futures), "futures");
   EXPECT_STREQ(to_string(PoolKind::storage), "storage");
+}
+
+TEST(HttpMessage, ResponseHeadersKeepEveryFieldInOrderWithNamesLowerCased) {
+  ResponseHeaders headers;
+  EXPECT_TRUE(headers.empty());
+  EXPECT_EQ(headers.begin(), headers.end());
+  headers.emplace_back("Content-Type", "application/json");
+  headers.emplace_back("X-Empty", "");
+  headers.emplace_back("", "a value with no name");
+  const std::string with_nul("a\0b", 3);  // hand-built values may hold any byte
+  headers.emplace_back("x-Binary", with_nul);
+  headers.emplace_back("Retry-After", std::string(70000, '7'));  // longer than any one buffer growth
+  ASSERT_EQ(headers.size(), 5U);
+  std::vector<std::pair<std::string, std::string>> seen;
+  for (const HeaderView field : headers) seen.emplace_back(field.name, field.value);
+  const std::vector<std::pair<std::string, std::string>> expected = {{"content-type", "application/json"},
+                                                                     {"x-empty", ""},
+                                                                     {"", "a value with no name"},
+                                                                     {"x-binary", with_nul},
+                                                                     {"retry-after", std::string(70000, '7')}};
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(headers.find("X-BINARY"), with_nul);
+  EXPECT_EQ(headers.find("x-empty"), "");
+
+  const ResponseHeaders moved = std::move(headers);
+  EXPECT_EQ(moved.find("content-type"), "application/json");
+  ResponseHeaders copy = moved;
+  copy.set("CONTENT-TYPE", "text/html");
+  copy.set("ETag", "\"v1\"");
+  EXPECT_EQ(copy.find("content-type"), "text/html");
+  EXPECT_EQ(copy.find("etag"), "\"v1\"");
+  EXPECT_EQ(copy.size(), 6U);
+  EXPECT_EQ(moved.find("content-type"), "application/json");  // the copy is its own
+  copy.clear();
+  EXPECT_TRUE(copy.empty());
+  EXPECT_EQ(copy.find("etag"), "");
+}
+
+TEST(HttpMessage, ResponseHeadersFromHeaderLists) {
+  const ResponseHeaders listed{{"A", "1"}, {"b", "2"}};
+  const ResponseHeaders from_vector(std::vector<Header>{{"A", "1"}, {"b", "2"}});
+  ASSERT_EQ(listed.size(), 2U);
+  ASSERT_EQ(from_vector.size(), 2U);
+  EXPECT_EQ((*listed.begin()).name, "a");
+  EXPECT_EQ(from_vector.find("B"), "2");
 }
 
 TEST(HttpMessage, HeaderLookupIsCaseInsensitiveAndTakesTheFirst) {
