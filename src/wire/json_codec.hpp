@@ -266,7 +266,7 @@ void read_json(const boost::json::value& v, const Path& p, std::map<std::string,
 
 template <class T>
 void JsonEncoder::req(std::string_view name, const T& value) {
-  writer_.key(name);
+  writer_.schema_key(name);
   push(name);
   write_json(*this, value);
   pop();

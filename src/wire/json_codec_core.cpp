@@ -22,8 +22,8 @@ namespace json = boost::json;
 // Visitors
 
 void JsonEncoder::tag(std::string_view name, std::string_view literal) {
-  writer_.key(name);
-  (void)writer_.string(literal);  // literals are ASCII
+  writer_.schema_key(name);
+  writer_.schema_literal(literal);
 }
 
 std::string JsonEncoder::path_string() const {

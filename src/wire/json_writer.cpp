@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -179,6 +180,30 @@ void JsonWriter::end_array() {
 void JsonWriter::key(std::string_view name) {
   append_quoted(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), name, "\":");
   needs_comma_ = false;
+}
+
+namespace {
+
+// Appends `open`, `name` and `close` with one capacity check; `name` needs no escaping.
+void append_plain(std::string& out, std::string_view open, std::string_view name, std::string_view close) {
+  assert(plain_prefix(name) == name.size() && "schema names and literals need no escaping");
+  const std::size_t needed = out.size() + open.size() + name.size() + close.size();
+  if (needed > out.capacity()) out.reserve(std::max(needed, 2 * out.capacity()));
+  append_short(out, open);
+  out.append(name.data(), name.size());
+  append_short(out, close);
+}
+
+}  // namespace
+
+void JsonWriter::schema_key(std::string_view name) {
+  append_plain(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), name, "\":");
+  needs_comma_ = false;
+}
+
+void JsonWriter::schema_literal(std::string_view literal) {
+  append_plain(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), literal, "\"");
+  needs_comma_ = true;
 }
 
 bool JsonWriter::string(std::string_view value) {

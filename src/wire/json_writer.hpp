@@ -21,6 +21,12 @@ class JsonWriter {
   void begin_array();
   void end_array();
   void key(std::string_view name);
+  /// A key of the SDK's own schema (an ASCII identifier such as "seq_id"): written without the
+  /// escape scan, since every field of every request body passes here. Keys that come from data
+  /// (metadata maps) go through key().
+  void schema_key(std::string_view name);
+  /// A string value of the schema (a type tag such as "sample"): ASCII, nothing to escape.
+  void schema_literal(std::string_view literal);
 
   /// Writes a string value; returns false (writing nothing) if `value` is not valid UTF-8.
   [[nodiscard]] bool string(std::string_view value);
