@@ -3,6 +3,7 @@
 
 #include "http/message.hpp"
 #include "types/exception_error.hpp"
+#include "wire/future_ticket.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -24,6 +25,13 @@ boost::system::error_code decode_json_response(const http::Response& response, T
   if (response.is_json() || response.content_type().empty()) return ec;
   diag.message = "expected a JSON response, got content type '" + std::string(response.content_type()) + "'";
   return make_error_code(errc::protocol_error);
+}
+
+/// The answer of every submit: read directly when it is the usual plain ticket, else as above.
+inline boost::system::error_code decode_json_response(const http::Response& response, UntypedAPIFuture& out,
+                                                      diagnostics& diag) {
+  if (wire::read_plain_future_ticket(response.body, out)) return {};
+  return decode_json_response<UntypedAPIFuture>(response, out, diag);
 }
 
 /// Decodes a protobuf result (SampleResponse, ForwardBackwardOutput). doc/protocol.md#protobuf: the content type
