@@ -4,7 +4,6 @@
 
 #include <cstring>
 
-#include "http/ascii.hpp"
 #include "http/connection_stream.hpp"
 #include "http/proxy.hpp"
 #include "http/request_assembly.hpp"
@@ -24,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <type_traits>
 
 namespace tinker::http {
 namespace {
@@ -99,18 +99,19 @@ class ResponseReader final : public bhttp::basic_parser<false> {
   explicit ResponseReader(Response& response) : response_(response) {}
 
  private:
+  // Room for the names and values of a usual answer, reserved once (more grows the buffer).
+  static constexpr std::size_t fields_bytes = 512;
+
   void on_request_impl(bhttp::verb, beast::string_view, beast::string_view, int, beast::error_code&) override {}
 
   void on_response_impl(int code, beast::string_view, int, beast::error_code&) override {
     response_.status = code;
-    response_.headers.reserve(16);
+    response_.headers.reserve(fields_bytes);
   }
 
   void on_field_impl(bhttp::field, beast::string_view name, beast::string_view value, beast::error_code&) override {
-    Header& header = response_.headers.emplace_back();
-    header.name.assign(name.data(), name.size());
-    for (char& c : header.name) c = ascii::to_lower(c);
-    header.value.assign(value.data(), value.size());
+    response_.headers.emplace_back(std::string_view(name.data(), name.size()),
+                                   std::string_view(value.data(), value.size()));
   }
 
   void on_header_impl(beast::error_code&) override {}
@@ -137,17 +138,45 @@ class ResponseReader final : public bhttp::basic_parser<false> {
   Response& response_;
 };
 
+using RequestBuffers = std::array<asio::const_buffer, 2>;  // head and body
+
+// One non-blocking send of what the socket takes right now: a request that fits the socket's
+// send buffer (nearly all but the training batches) is then sent with no timer, no wait and no
+// completion handler to run. Returns the bytes sent; would_block is not an error (0 sent).
+std::size_t send_now(tcp::socket& socket, const RequestBuffers& buffers, boost::system::error_code& ec) {
+  if (!socket.non_blocking()) socket.non_blocking(true, ec);  // sync calls return instead of waiting
+  if (ec) return 0;
+  const std::size_t sent = socket.write_some(buffers, ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
+  return ec ? 0 : sent;
+}
+
+// What is left of `buffers` after the first `sent` bytes.
+RequestBuffers unsent_part(const RequestBuffers& buffers, std::size_t sent) {
+  const std::size_t head = buffers[0].size();
+  if (sent < head) return RequestBuffers{buffers[0] + sent, buffers[1]};
+  return RequestBuffers{asio::const_buffer(), buffers[1] + (sent - head)};
+}
+
 template <class Stream>
 asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connection, const WireRequest& request,
                                             ExchangeLimits limits) {
   ExchangeResult result;
   write_head(connection.head, request);
-  const std::array<asio::const_buffer, 2> buffers{asio::buffer(connection.head), asio::buffer(request.body)};
+  const RequestBuffers buffers{asio::buffer(connection.head), asio::buffer(request.body)};
 
   beast::tcp_stream& tcp = connection.tcp();
-  tcp.expires_after(limits.timeout);
-  auto [write_error, written] = co_await asio::async_write(stream, buffers, as_tuple_awaitable);
-  (void)written;
+  boost::system::error_code write_error;
+  std::size_t sent = 0;
+  if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+    sent = send_now(tcp.socket(), buffers, write_error);  // TLS records go through the TLS stream
+  }
+  if (!write_error && sent < asio::buffer_size(buffers)) {
+    tcp.expires_after(limits.timeout);
+    auto [async_error, written] = co_await asio::async_write(stream, unsent_part(buffers, sent), as_tuple_awaitable);
+    (void)written;
+    write_error = async_error;
+  }
   if (write_error) {
     result.error = transport_error(write_error);
     result.reason = "sending the request failed: " + write_error.message();
