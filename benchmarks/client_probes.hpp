@@ -1,10 +1,10 @@
 // Probes of what the client's io thread does, for tinker-bench-training-client --sft-shape:
 //
-//   heap     a replacement of the global operator new counting the allocations and the bytes
-//            asked for on the threads that turned counting on (the client's io thread), with
-//            the allocations of at least `large_block` bytes counted apart: a copy of a
-//            training batch or of an encoded body needs such a block, so their number and
-//            size per step show whether the batch was copied (doc/performance.md#training-path).
+//   heap     heap_probe.hpp: the allocations and bytes asked for on the threads that turned
+//            counting on (the client's io thread), the blocks of at least `large_block` bytes
+//            apart: a copy of a training batch or of an encoded body needs such a block, so their
+//            number and size per step show whether the batch was copied
+//            (doc/performance.md#training-path).
 //   epoll    epoll_wait wrapped to sum the thread CPU spent in it (the kernel's side of waiting).
 //   sends    send / sendmsg / write / writev wrapped (the executable's definitions win over
 //            libc's; the SDK is linked statically) to record, for every call on a counting
@@ -15,8 +15,9 @@
 // Include this header in one translation unit only: it defines the replacements.
 #pragma once
 
+#include "heap_probe.hpp"
+
 #include <dlfcn.h>
-#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -26,29 +27,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 
 namespace probes {
-
-inline constexpr std::size_t large_block = 64 * 1024;
-
-class HeapCounts {
- public:
-  std::uint64_t allocations = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t large_allocations = 0;
-  std::uint64_t large_bytes = 0;
-
-  HeapCounts operator-(const HeapCounts& earlier) const {
-    HeapCounts d;
-    d.allocations = allocations - earlier.allocations;
-    d.bytes = bytes - earlier.bytes;
-    d.large_allocations = large_allocations - earlier.large_allocations;
-    d.large_bytes = large_bytes - earlier.large_bytes;
-    return d;
-  }
-};
 
 class SendRecord {
  public:
@@ -60,11 +40,6 @@ class SendRecord {
   std::int64_t epoll_ns = 0;      ///< epoll_cpu_ns when it returned
 };
 
-inline thread_local bool counting = false;
-inline HeapCounts heap;  // written by counting threads only (one in the benchmark)
-inline constexpr std::size_t max_large = 64;
-inline std::array<std::size_t, max_large>
-    large_sizes{};  ///< sizes of the last large blocks, large_sizes[i % max_large]
 inline constexpr std::size_t max_sends = 1 << 16;
 inline std::array<SendRecord, max_sends> sends;
 inline std::size_t send_count = 0;  ///< total recorded; sends[i % max_sends]
@@ -77,17 +52,6 @@ inline std::int64_t now_ns(clockid_t clock) {
   timespec ts{};
   clock_gettime(clock, &ts);
   return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-inline void note_allocation(std::size_t size) noexcept {
-  if (!counting) return;
-  ++heap.allocations;
-  heap.bytes += size;
-  if (size >= large_block) {
-    large_sizes[heap.large_allocations % max_large] = size;
-    ++heap.large_allocations;
-    heap.large_bytes += size;
-  }
 }
 
 inline std::int64_t send_start() noexcept {
@@ -109,16 +73,6 @@ inline void note_send(int fd, long result, std::int64_t cpu_start) noexcept {
 template <class F>
 F next_symbol(const char* name) {
   return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-}
-
-inline void* allocate(std::size_t size) noexcept {
-  note_allocation(size);
-  return std::malloc(size == 0 ? 1 : size);
-}
-
-inline void* allocate_aligned(std::size_t size, std::align_val_t alignment) noexcept {
-  note_allocation(size);
-  return ::memalign(static_cast<std::size_t>(alignment), size == 0 ? 1 : size);
 }
 
 }  // namespace probes
@@ -166,57 +120,4 @@ extern "C" int epoll_wait(int epfd, epoll_event* events, int max_events, int tim
   const int n = real(epfd, events, max_events, timeout);
   if (probes::counting) probes::epoll_cpu_ns += probes::now_ns(CLOCK_THREAD_CPUTIME_ID) - started;
   return n;
-}
-
-void* operator new(std::size_t s) {
-  if (void* p = probes::allocate(s)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t s) {
-  if (void* p = probes::allocate(s)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t s, const std::nothrow_t&) noexcept {
-  return probes::allocate(s);
-}
-void* operator new[](std::size_t s, const std::nothrow_t&) noexcept {
-  return probes::allocate(s);
-}
-void* operator new(std::size_t s, std::align_val_t a) {
-  if (void* p = probes::allocate_aligned(s, a)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t s, std::align_val_t a) {
-  if (void* p = probes::allocate_aligned(s, a)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t s, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return probes::allocate_aligned(s, a);
-}
-void* operator new[](std::size_t s, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return probes::allocate_aligned(s, a);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
 }

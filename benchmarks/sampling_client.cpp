@@ -8,6 +8,10 @@
 //   CPU per sample     this process's CPU time / samples
 //   memory/in-flight   heap in use (mallinfo2) with N samples pending on the server (its queue
 //                      paused by fault injection), minus the heap before, divided by N
+//   client thread      for the pair at 64 in flight: the io thread's user and system CPU per sample
+//                      (getrusage RUSAGE_THREAD: the kernel's share of the two exchanges is the same
+//                      for both loops, the rest is the client's own) and its heap allocations and
+//                      bytes per sample (heap_probe.hpp)
 // The raw loop and the SDK at 64 in flight alternate five times, the first of each pair switching
 // (the ratio is the median pair).
 // Goals: at 64 in flight >= 85% of the raw loop's samples/s; <= 16 KiB of client memory per
@@ -15,6 +19,7 @@
 //
 // Usage: tinker-bench-sampling-client [seconds-per-point=2]
 #include "bench/raw_tinker_client.hpp"
+#include "heap_probe.hpp"
 
 #include <tinker/local/server.hpp>
 #include <tinker/tinker.hpp>
@@ -23,6 +28,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include <malloc.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +41,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace tinker::bench;
@@ -85,7 +92,19 @@ class Point {
   double samples_per_second = 0;
   double cpu_us_per_sample = 0;
   double server_cpu_us_per_sample = 0;
+  double thread_user_us_per_sample = 0;    ///< the io thread's (the client's) user CPU
+  double thread_system_us_per_sample = 0;  ///< ... and system CPU
+  double allocations_per_sample = 0;       ///< on the io thread
+  double heap_bytes_per_sample = 0;
 };
+
+// This thread's user and system CPU seconds.
+std::pair<double, double> thread_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return {seconds(usage.ru_utime), seconds(usage.ru_stime)};
+}
 
 // The server child's CPU time (user + system), from /proc: getrusage sees children only once
 // they have exited. Reported so a client that makes the server work harder per sample shows.
@@ -155,7 +174,13 @@ Point measure(asio::io_context& io, Counter& counter) {
   const std::int64_t samples_before = counter.samples;
   const double cpu_before = cpu_seconds(RUSAGE_SELF);
   const double server_cpu_before = server_cpu_seconds();
+  const auto [user_before, system_before] = thread_cpu_seconds();
+  const probes::HeapCounts heap_before = probes::heap;
+  probes::counting = true;
   while (counter.active > 0) io.run_one();  // the client's heartbeat keeps io busy: run until done
+  probes::counting = false;
+  const auto [user_after, system_after] = thread_cpu_seconds();
+  const probes::HeapCounts heap = probes::heap - heap_before;
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   if (!counter.error.empty()) throw std::runtime_error(counter.error);
   const auto samples = static_cast<double>(counter.samples - samples_before);
@@ -163,6 +188,10 @@ Point measure(asio::io_context& io, Counter& counter) {
   point.samples_per_second = samples / elapsed;
   point.cpu_us_per_sample = (cpu_seconds(RUSAGE_SELF) - cpu_before) * 1e6 / samples;
   point.server_cpu_us_per_sample = (server_cpu_seconds() - server_cpu_before) * 1e6 / samples;
+  point.thread_user_us_per_sample = (user_after - user_before) * 1e6 / samples;
+  point.thread_system_us_per_sample = (system_after - system_before) * 1e6 / samples;
+  point.allocations_per_sample = static_cast<double>(heap.allocations) / samples;
+  point.heap_bytes_per_sample = static_cast<double>(heap.bytes) / samples;
   return point;
 }
 
@@ -304,6 +333,16 @@ int main(int argc, char** argv) try {
   const auto& [raw, sdk64] = by_ratio[kPairs / 2];
   std::cout << "raw Beast loop, 64 in flight:   " << raw.samples_per_second << " samples/s, " << raw.cpu_us_per_sample
             << " us CPU/sample (server " << raw.server_cpu_us_per_sample << ")\n";
+  const auto thread_costs = [](const Point& point) {
+    std::cout << "user " << point.thread_user_us_per_sample << " us, system " << point.thread_system_us_per_sample
+              << " us, " << point.allocations_per_sample << " allocations, " << std::setprecision(0)
+              << point.heap_bytes_per_sample << " heap bytes" << std::setprecision(1);
+  };
+  std::cout << "  client thread per sample, raw: ";
+  thread_costs(raw);
+  std::cout << "\n  client thread per sample, SDK: ";
+  thread_costs(sdk64);
+  std::cout << "  (the pair of the median ratio)\n";
   const Point minimal = raw_point(endpoint, 64, seconds, false);
   std::cout << "  (reference: the raw loop with 4 headers per request: " << minimal.samples_per_second << " samples/s, "
             << minimal.cpu_us_per_sample << " us CPU/sample, server " << minimal.server_cpu_us_per_sample << ")\n";
