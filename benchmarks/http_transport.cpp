@@ -5,15 +5,16 @@
 //
 // Layout: the server has its own io_context and thread; the client side (raw loop or
 // HttpClient) runs on an io_context driven by the benchmark thread. One iteration is a batch of
-// kBatch POSTs divided among the connections. Allocations are counted by a global operator
-// new replacement (plus aligned_alloc, which Asio's recycling allocator calls directly) on the
-// benchmark thread only (a thread_local switch), so the server's allocations never show up in
+// kBatch POSTs divided among the connections. Allocations are counted by heap_probe.hpp (operator
+// new and aligned_alloc, which Asio's recycling allocator calls directly) on the benchmark thread
+// only (a thread_local switch), so the server's allocations never show up in
 // `allocs_per_request`. BM_Http_RawSdkHeaders is a diagnostic: the raw loop sending the SDK's
 // header set, which splits the gap into "cost of the headers" and "cost of the layer".
 //
 // Run through benchmarks/http_vs_raw.sh for medians and ratios. The rates depend on the VM's
 // cross-thread wake-up latency (doc/performance.md): compare the two sides of one run, never
 // numbers of different runs.
+#include "heap_probe.hpp"
 #include "http/client.hpp"
 #include "http/headers.hpp"
 
@@ -31,140 +32,14 @@
 
 #include <benchmark/benchmark.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
-
-#if defined(__GLIBC__)  // defined by <cstdlib>
-#include <malloc.h>
-#endif
-
-// ---------------------------------------------------------------------------------------------
-// Allocation counting: every replaceable form of operator new/delete. Counted only while the
-// current thread has switched counting on (the benchmark thread, inside the timed loop).
-
-namespace {
-
-std::atomic<std::uint64_t> g_allocations{0};
-std::atomic<std::uint64_t> g_allocated_bytes{0};
-thread_local bool t_counting = false;
-
-void note_allocation(std::size_t size) noexcept {
-  if (t_counting) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    g_allocated_bytes.fetch_add(size, std::memory_order_relaxed);
-  }
-}
-
-void* allocate(std::size_t size) noexcept {
-  note_allocation(size);
-  return std::malloc(size == 0 ? 1 : size);
-}
-
-void* allocate_aligned(std::size_t size, std::align_val_t alignment) noexcept {
-  note_allocation(size);
-  const auto align = static_cast<std::size_t>(alignment);
-#if defined(__GLIBC__)
-  return ::memalign(align, size == 0 ? 1 : size);  // not aligned_alloc: that one is replaced below
-#else
-  return std::aligned_alloc(align, (size == 0 ? align : (size + align - 1) / align * align));
-#endif
-}
-
-void* allocate_or_throw(std::size_t size) {
-  void* p = allocate(size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-void* allocate_aligned_or_throw(std::size_t size, std::align_val_t alignment) {
-  void* p = allocate_aligned(size, alignment);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-}  // namespace
-
-#if defined(__GLIBC__)
-// Asio's recycling allocator (handlers, coroutine frames) bypasses operator new when its
-// per-thread cache misses: it calls std::aligned_alloc. Count those too (glibc lets a program
-// replace aligned_alloc, and its free() accepts memalign'd blocks). Elsewhere these
-// allocations are not counted.
-extern "C" void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
-  note_allocation(size);
-  return ::memalign(alignment, size);
-}
-#endif
-
-void* operator new(std::size_t size) {
-  return allocate_or_throw(size);
-}
-void* operator new[](std::size_t size) {
-  return allocate_or_throw(size);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  return allocate(size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  return allocate(size);
-}
-void* operator new(std::size_t size, std::align_val_t alignment) {
-  return allocate_aligned_or_throw(size, alignment);
-}
-void* operator new[](std::size_t size, std::align_val_t alignment) {
-  return allocate_aligned_or_throw(size, alignment);
-}
-void* operator new(std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
-  return allocate_aligned(size, alignment);
-}
-void* operator new[](std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
-  return allocate_aligned(size, alignment);
-}
-
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
 
 namespace {
 
@@ -302,11 +177,9 @@ void drain() {
 
 class AllocationWindow {
  public:
-  AllocationWindow()
-      : allocations_(g_allocations.load(std::memory_order_relaxed)),
-        bytes_(g_allocated_bytes.load(std::memory_order_relaxed)) {}
-  std::uint64_t allocations() const { return g_allocations.load(std::memory_order_relaxed) - allocations_; }
-  std::uint64_t bytes() const { return g_allocated_bytes.load(std::memory_order_relaxed) - bytes_; }
+  AllocationWindow() : allocations_(probes::heap.allocations), bytes_(probes::heap.bytes) {}
+  std::uint64_t allocations() const { return probes::heap.allocations - allocations_; }
+  std::uint64_t bytes() const { return probes::heap.bytes - bytes_; }
 
  private:
   std::uint64_t allocations_;
@@ -321,9 +194,9 @@ template <class RunOne>
   const AllocationWindow window;
   std::int64_t requests = 0;
   for (auto _ : state) {
-    t_counting = true;
+    probes::counting = true;
     std::string error = run_one();
-    t_counting = false;
+    probes::counting = false;
     if (!error.empty()) {
       state.SkipWithError(error.c_str());
       break;
