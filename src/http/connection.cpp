@@ -140,6 +140,9 @@ class ResponseReader final : public bhttp::basic_parser<false> {
 
 using RequestBuffers = std::array<asio::const_buffer, 2>;  // head and body
 
+// The most Beast's HTTP read asks the socket for at once.
+constexpr std::size_t large_answer_read = 64 * 1024;
+
 // One non-blocking send of what the socket takes right now: a request that fits the socket's
 // send buffer (nearly all but the training batches) is then sent with no timer, no wait and no
 // completion handler to run. Returns the bytes sent; would_block is not an error (0 sent).
@@ -184,6 +187,12 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
     co_return result;
   }
 
+  // Beast reads as much at a time as the buffer has room for (at least 512 bytes, at most
+  // 64 KiB), and the body does not stay in the buffer, so a small buffer reads a megabyte of
+  // training result in thousands of reads, each with its timer and handler. A connection that has
+  // carried a large answer keeps room for the largest reads; the others stay small (one buffer
+  // per connection, and a sampler may hold hundreds).
+  if (connection.carries_large_answers) connection.buffer.reserve(large_answer_read);
   ResponseReader parser(result.response);
   parser.body_limit(limits.max_body);
   parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header, UINT32_MAX)));
@@ -209,6 +218,7 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
     co_return result;
   }
   result.reusable = parser.keep_alive();
+  if (result.response.body.size() >= large_answer_read) connection.carries_large_answers = true;
   co_return result;
 }
 

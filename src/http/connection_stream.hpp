@@ -36,6 +36,9 @@ class Connection final : public PooledConnection {
 
   boost::beast::flat_buffer buffer;
   std::string head;  ///< request line and headers of the current exchange, reused
+  /// Set once an answer on this connection was large (a training result): its reads then get a
+  /// larger buffer (connection.cpp, exchange_on).
+  bool carries_large_answers = false;
 
  private:
   std::optional<boost::beast::tcp_stream> plain_;
