@@ -87,19 +87,36 @@ void append_short(std::string& out, std::string_view separator) {
   for (const char c : separator) out.push_back(c);
 }
 
-// Appends `open`, `text` escaped and `close`; `text` is copied in one piece when it needs no
-// escaping (keys and ids always), with no zero-fill of the string first.
-void append_quoted(std::string& out, std::string_view open, std::string_view text, std::string_view close) {
+// Appends `open`, `text` and `close` with one capacity check; the first `plain` bytes of `text`
+// need no escaping, and `text` is copied in one piece when that is all of it (keys and ids
+// always), with no zero-fill of the string first.
+void append_between(std::string& out, std::string_view open, std::string_view text, std::size_t plain,
+                    std::string_view close) {
   const std::size_t needed = out.size() + open.size() + text.size() + close.size();
   if (needed > out.capacity()) out.reserve(std::max(needed, 2 * out.capacity()));
   append_short(out, open);
-  const std::size_t plain = plain_prefix(text);
   if (plain != text.size()) {
     append_escaped(out, text, plain);
   } else {
     out.append(text.data(), text.size());
   }
   append_short(out, close);
+}
+
+// Appends `open`, `text` escaped and `close`.
+void append_quoted(std::string& out, std::string_view open, std::string_view text, std::string_view close) {
+  append_between(out, open, text, plain_prefix(text), close);
+}
+
+// Appends `open`, `name` and `close`; `name` is the schema's and needs no escaping (not scanned).
+void append_plain(std::string& out, std::string_view open, std::string_view name, std::string_view close) {
+  assert(plain_prefix(name) == name.size() && "schema names and literals need no escaping");
+  append_between(out, open, name, name.size(), close);
+}
+
+// The quote that opens a key or a string value, after a comma unless it is the first.
+std::string_view opening_quote(bool needs_comma) noexcept {
+  return needs_comma ? std::string_view(",\"") : std::string_view("\"");
 }
 
 // Negative zero: to_chars writes "-0", which a reader takes for the integer 0 and loses the sign.
@@ -178,37 +195,23 @@ void JsonWriter::end_array() {
 }
 
 void JsonWriter::key(std::string_view name) {
-  append_quoted(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), name, "\":");
+  append_quoted(out_, opening_quote(needs_comma_), name, "\":");
   needs_comma_ = false;
 }
 
-namespace {
-
-// Appends `open`, `name` and `close` with one capacity check; `name` needs no escaping.
-void append_plain(std::string& out, std::string_view open, std::string_view name, std::string_view close) {
-  assert(plain_prefix(name) == name.size() && "schema names and literals need no escaping");
-  const std::size_t needed = out.size() + open.size() + name.size() + close.size();
-  if (needed > out.capacity()) out.reserve(std::max(needed, 2 * out.capacity()));
-  append_short(out, open);
-  out.append(name.data(), name.size());
-  append_short(out, close);
-}
-
-}  // namespace
-
 void JsonWriter::schema_key(std::string_view name) {
-  append_plain(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), name, "\":");
+  append_plain(out_, opening_quote(needs_comma_), name, "\":");
   needs_comma_ = false;
 }
 
 void JsonWriter::schema_literal(std::string_view literal) {
-  append_plain(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), literal, "\"");
+  append_plain(out_, opening_quote(needs_comma_), literal, "\"");
   needs_comma_ = true;
 }
 
 bool JsonWriter::string(std::string_view value) {
   if (!is_valid_utf8(value)) return false;
-  append_quoted(out_, needs_comma_ ? std::string_view(",\"") : std::string_view("\""), value, "\"");
+  append_quoted(out_, opening_quote(needs_comma_), value, "\"");
   needs_comma_ = true;
   return true;
 }
