@@ -38,9 +38,11 @@ asio::awaitable<void> off_io_thread(std::function<void()> work) {
                  }
                  // The work guard travels with the completion and is released on the io thread:
                  // were it released here, after the post, the io_context could already be gone.
-                 asio::post(io, [handler = std::move(handler), failure, work = std::move(tracked)]() mutable {
-                   std::move(handler)(failure);
-                 });
+                 // The failure is moved too, so the last reference to the exception is dropped on
+                 // the io thread, after the caller has read it (a copy left here could free the
+                 // exception concurrently with that read, as TSan reported).
+                 asio::post(io, [handler = std::move(handler), failure = std::move(failure),
+                                 work = std::move(tracked)]() mutable { std::move(handler)(failure); });
                });
   };
   co_await asio::async_initiate<const asio::use_awaitable_t<>, void(std::exception_ptr)>(
