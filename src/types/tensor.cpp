@@ -2,9 +2,9 @@
 
 #include <tinker/error.hpp>
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -77,18 +77,25 @@ std::string tensor_structure_problem(const TensorData& t) {
 
 std::ptrdiff_t first_non_finite(std::span<const float> values) noexcept {
   // A float is NaN or infinite exactly when its exponent bits are all ones; adding one to the
-  // exponent field then carries into bit 31, which no finite value reaches. Plain AND/ADD/OR on
-  // 32-bit lanes: the block loop vectorises with SSE2.
+  // exponent field then carries into bit 31, which no finite value reaches. The test runs on
+  // four lanes at a time through the compilers' vector extension (SSE2 on x86-64): GCC 12 does
+  // not vectorise the plain loop at -O2, and scalar it cost 7 instructions per float, a quarter
+  // of a millisecond for the weights of a 128 x 2048 batch. A block of 64 floats is tested as a
+  // whole; only a block with a bad value is searched one by one.
+  using Lanes = std::uint32_t __attribute__((vector_size(16)));
+  constexpr std::size_t lanes = sizeof(Lanes) / sizeof(float);
   constexpr std::uint32_t exponent_mask = 0x7f800000u;
   constexpr std::uint32_t exponent_one = 0x00800000u;
   constexpr std::size_t block = 64;
   std::size_t start = 0;
   for (; start + block <= values.size(); start += block) {
-    std::uint32_t carries = 0;
-    for (std::size_t i = start; i < start + block; ++i) {
-      carries |= (std::bit_cast<std::uint32_t>(values[i]) & exponent_mask) + exponent_one;
+    Lanes carries{};
+    for (std::size_t i = start; i < start + block; i += lanes) {
+      Lanes bits;
+      std::memcpy(&bits, values.data() + i, sizeof bits);
+      carries |= (bits & exponent_mask) + exponent_one;
     }
-    if ((carries & 0x80000000u) != 0) break;
+    if (((carries[0] | carries[1] | carries[2] | carries[3]) & 0x80000000u) != 0) break;
   }
   for (std::size_t i = start; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) return static_cast<std::ptrdiff_t>(i);
