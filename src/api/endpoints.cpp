@@ -5,6 +5,7 @@
 
 #include "api/response.hpp"
 #include "types/exception_error.hpp"
+#include "wire/borrowed_runs.hpp"
 #include "wire/endpoint_paths.hpp"
 
 #include <tinker/codec.hpp>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tinker::api {
 namespace {
@@ -56,8 +58,8 @@ http::Request json_post(std::string path, PoolKind pool, std::string body) {
 
 // Encodes a request body; an unencodable value (NaN in a tensor, an image_asset_pointer in the
 // protobuf form, ...) fails the call before anything is sent, naming the field.
-template <class Encode>
-error_code encode_body(Encode encode, std::string& out, diagnostics& diag, OperationCost* cost = nullptr) {
+template <class Encode, class Body>
+error_code encode_body(Encode encode, Body& out, diagnostics& diag, OperationCost* cost = nullptr) {
   try {
     out = timed_encode(cost, encode);
     return {};
@@ -67,6 +69,15 @@ error_code encode_body(Encode encode, std::string& out, diagnostics& diag, Opera
     return ec;
   }
 }
+
+// A protobuf body whose large arrays are sent from the caller's batch instead of being copied
+// (wire/borrowed_runs.hpp): one copy of the batch fewer per training step.
+class GatheredBody {
+ public:
+  std::string spine;
+  std::vector<wire::BorrowedRun> borrowed;
+  std::size_t size() const noexcept { return wire::gathered_size(spine, borrowed); }
+};
 
 // Where a call records its body encoding (tinker::FutureStatus::encode_time), if anywhere.
 OperationCost* cost_of(const RetryPlan& plan) {
@@ -232,10 +243,17 @@ awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBa
     co_return co_await submit_future(client, path_of(paths::forward_backward), request, ticket, diag, plan);
   }
   // doc/protocol.md#protobuf: the protobuf form (as the 0.25 client), one zstd frame when the server asks.
-  std::string body;
-  if (const auto ec = encode_body([&] { return to_protobuf(request); }, body, diag, l2.cost)) co_return ec;
+  // The runs point into `request`, which the caller keeps until this call has completed.
+  const auto encode = [&request] {
+    GatheredBody gathered;
+    gathered.spine = wire::to_protobuf_borrowing(request, gathered.borrowed);
+    return gathered;
+  };
+  GatheredBody body;
+  if (const auto ec = encode_body(encode, body, diag, l2.cost)) co_return ec;
   http::Request http_request = make_request(Method::post, path_of(paths::forward_backward), PoolKind::training);
-  http_request.body = std::move(body);
+  http_request.body = std::move(body.spine);
+  http_request.borrowed = std::move(body.borrowed);
   http_request.content_type = protobuf_type;
   http_request.compress_zstd = wire.zstd;
   co_return co_await call_json(client, std::move(http_request), ticket, diag, plan);

@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -102,16 +103,20 @@ class PreparedCall {
     wire.call = call_headers;
     wire.attempt_lines = attempt_lines;
     wire.body = body;
+    wire.borrowed = borrowed;
     return wire;
   }
 
+  std::size_t body_size() const noexcept { return wire::gathered_size(body, borrowed); }
+
   Method method = Method::get;
-  const Target* target = nullptr;  ///< the base URL, or absolute_target
-  ConnectionPool* pool = nullptr;  ///< the pool of the target's origin and the request's purpose
-  std::string_view target_path;    ///< the request's path, or joined_path
-  std::string_view origin_lines;   ///< Host, standard headers, credential (base_lines, or absolute_lines)
-  CallHeaders call_headers;        ///< checked; formatted into each attempt's head
-  std::string_view body;           ///< the request's, or compressed_body
+  const Target* target = nullptr;               ///< the base URL, or absolute_target
+  ConnectionPool* pool = nullptr;               ///< the pool of the target's origin and the request's purpose
+  std::string_view target_path;                 ///< the request's path, or joined_path
+  std::string_view origin_lines;                ///< Host, standard headers, credential (base_lines, or absolute_lines)
+  CallHeaders call_headers;                     ///< checked; formatted into each attempt's head
+  std::string_view body;                        ///< the request's, flat_body or compressed_body
+  std::span<const wire::BorrowedRun> borrowed;  ///< the request's, when `body` is its spine
   ExchangeLimits limits;
   int max_retries = 0;
 
@@ -119,6 +124,7 @@ class PreparedCall {
   std::shared_ptr<const std::string> base_lines;           ///< kept: set_credential may replace the client's meanwhile
   std::array<char, idempotency_key_size> generated_key{};  ///< every poll needs a key: no heap string
   std::string joined_path;                                 ///< under a base URL with a path prefix
+  std::string flat_body;                                   ///< the request's spine and borrowed runs in one piece (TLS)
   std::string compressed_body;
   std::unique_ptr<Target> absolute_target;  ///< storage downloads only
   std::string absolute_lines;
@@ -284,7 +290,7 @@ void HttpClient::Impl::report_exchange(const PreparedCall& call, const ExchangeR
   event.error = error;
   event.duration = elapsed_since(start);
   event.attempt = attempt_index + 1;
-  event.bytes_sent = call.body.size();
+  event.bytes_sent = call.body_size();
   event.bytes_received = result.response.body.size();
   event.request_id = result.response.header("x-request-id");
   exchange_observer_->request_finished(event, call.target_path);
@@ -336,6 +342,30 @@ std::string_view HttpClient::Impl::target_under_base(const std::string& path, st
   return joined;
 }
 
+// The body as it goes out: borrowed runs are sent from where they are on plain TCP. A TLS
+// stream gets the body in one piece, since each buffer of a gathered write would become a TLS
+// record and a send of its own; so does a zstd frame, which is compressed from one piece.
+namespace {
+void prepare_body(const Request& request, PreparedCall& call) {
+  std::string_view body = request.body;
+  if (!request.borrowed.empty()) {
+    if (!request.compress_zstd && !call.target->endpoint.tls) {
+      call.body = body;
+      call.borrowed = request.borrowed;
+      return;
+    }
+    call.flat_body = wire::flatten(request.body, request.borrowed);
+    body = call.flat_body;
+  }
+  if (request.compress_zstd) {
+    call.compressed_body = zstd_compress(body);
+    body = call.compressed_body;
+    std::string().swap(call.flat_body);  // not needed once compressed
+  }
+  call.body = body;
+}
+}  // namespace
+
 // Step 1, request building. The caller's request stays untouched (layer 2 re-sends it): a
 // generated idempotency key and a compressed body go into `call`. Header lines are checked
 // for line breaks here, before any connection is taken.
@@ -345,8 +375,6 @@ void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) 
     write_idempotency_key(call.generated_key.data());
     idempotency_key = std::string_view(call.generated_key.data(), call.generated_key.size());
   }
-  if (request.compress_zstd) call.compressed_body = zstd_compress(request.body);
-  call.body = request.compress_zstd ? std::string_view(call.compressed_body) : std::string_view(request.body);
   if (is_absolute_url(request.path)) {
     // Storage downloads: signed URLs, sent without credentials (doc/rest.md#checkpoint-downloads).
     call.absolute_target = std::make_unique<Target>(parse_absolute_url(request.path, "request URL"));
@@ -360,6 +388,7 @@ void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) 
     call.origin_lines = *call.base_lines;
     call.target_path = target_under_base(request.path, call.joined_path);
   }
+  prepare_body(request, call);
   call.method = request.method;
   call.limits.timeout = request.timeout.value_or(options_.timeouts.request);
   call.limits.max_body = options_.limits.max_response_body;

@@ -23,7 +23,9 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <span>
 #include <type_traits>
+#include <vector>
 
 namespace tinker::http {
 namespace {
@@ -82,9 +84,10 @@ void write_head(std::string& head, const WireRequest& request) {
   head += request.origin_lines;
   append_call_header_lines(head, request.call);
   head += request.attempt_lines;
-  if (request.method != Method::get || !request.body.empty()) {
+  const std::size_t body_size = request.body_size();
+  if (request.method != Method::get || body_size != 0) {
     head += "Content-Length: ";
-    head += std::to_string(request.body.size());
+    head += std::to_string(body_size);
     head += "\r\n";
   }
   head += "\r\n";
@@ -138,27 +141,51 @@ class ResponseReader final : public bhttp::basic_parser<false> {
   Response& response_;
 };
 
-using RequestBuffers = std::array<asio::const_buffer, 2>;  // head and body
-
 // The most Beast's HTTP read asks the socket for at once.
 constexpr std::size_t large_answer_read = 64 * 1024;
 
-// One non-blocking send of what the socket takes right now: a request that fits the socket's
-// send buffer (nearly all but the training batches) is then sent with no timer, no wait and no
-// completion handler to run. Returns the bytes sent; would_block is not an error (0 sent).
-std::size_t send_now(tcp::socket& socket, const RequestBuffers& buffers, boost::system::error_code& ec) {
-  if (!socket.non_blocking()) socket.non_blocking(true, ec);  // sync calls return instead of waiting
-  if (ec) return 0;
-  const std::size_t sent = socket.write_some(buffers, ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
-  return ec ? 0 : sent;
+// The most buffers one write_some hands the kernel (Asio's iovec limit).
+constexpr std::size_t buffers_per_send = 64;
+
+using RequestBuffers = std::span<const asio::const_buffer>;
+
+// A request's buffers: its head, then its body, in one piece or (borrowed runs) as the spine's
+// pieces with the runs between them. Kept in the connection, so that no request allocates for
+// them.
+RequestBuffers request_buffers(Connection& connection, const WireRequest& request) {
+  std::vector<asio::const_buffer>& out = connection.gather;
+  out.clear();
+  out.emplace_back(asio::buffer(connection.head));
+  std::size_t from = 0;
+  for (const wire::BorrowedRun& run : request.borrowed) {
+    if (run.at > from) out.emplace_back(request.body.data() + from, run.at - from);
+    out.emplace_back(run.bytes.data(), run.bytes.size());
+    from = run.at;
+  }
+  if (request.body.size() > from) out.emplace_back(request.body.data() + from, request.body.size() - from);
+  return out;
 }
 
-// What is left of `buffers` after the first `sent` bytes.
-RequestBuffers unsent_part(const RequestBuffers& buffers, std::size_t sent) {
-  const std::size_t head = buffers[0].size();
-  if (sent < head) return RequestBuffers{buffers[0] + sent, buffers[1]};
-  return RequestBuffers{asio::const_buffer(), buffers[1] + (sent - head)};
+// Non-blocking sends of what the socket takes right now: a request that fits the socket's send
+// buffer (nearly all but the training batches) is then sent with no timer, no wait and no
+// completion handler to run. A gathered body has more buffers than one send takes: the sends go
+// on while the socket takes everything. Returns the bytes sent; would_block is not an error.
+std::size_t send_now(tcp::socket& socket, RequestBuffers buffers, boost::system::error_code& ec) {
+  if (!socket.non_blocking()) socket.non_blocking(true, ec);  // sync calls return instead of waiting
+  if (ec) return 0;
+  std::size_t sent = socket.write_some(buffers, ec);
+  if (!ec && buffers.size() > buffers_per_send) {
+    beast::buffers_suffix<RequestBuffers> rest(buffers);
+    rest.consume(sent);
+    for (std::size_t left = asio::buffer_size(rest); left != 0 && !ec;) {
+      const std::size_t more = socket.write_some(rest, ec);
+      rest.consume(more);
+      sent += more;
+      left -= more;
+    }
+  }
+  if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
+  return ec ? 0 : sent;
 }
 
 template <class Stream>
@@ -166,7 +193,7 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
                                             ExchangeLimits limits) {
   ExchangeResult result;
   write_head(connection.head, request);
-  const RequestBuffers buffers{asio::buffer(connection.head), asio::buffer(request.body)};
+  const RequestBuffers buffers = request_buffers(connection, request);
 
   beast::tcp_stream& tcp = connection.tcp();
   boost::system::error_code write_error;
@@ -176,7 +203,9 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
   }
   if (!write_error && sent < asio::buffer_size(buffers)) {
     tcp.expires_after(limits.timeout);
-    auto [async_error, written] = co_await asio::async_write(stream, unsent_part(buffers, sent), as_tuple_awaitable);
+    beast::buffers_suffix<RequestBuffers> unsent(buffers);
+    unsent.consume(sent);
+    auto [async_error, written] = co_await asio::async_write(stream, unsent, as_tuple_awaitable);
     (void)written;
     write_error = async_error;
   }

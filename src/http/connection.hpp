@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,10 @@ class WireRequest {
   std::string_view origin_lines;
   CallHeaders call;
   std::string_view attempt_lines;
-  std::string_view body;
+  std::string_view body;                        ///< the body, or its spine when `borrowed` is not empty
+  std::span<const wire::BorrowedRun> borrowed;  ///< sent between the spine's bytes (plain TCP only)
+
+  std::size_t body_size() const noexcept { return wire::gathered_size(body, borrowed); }
 };
 
 /// Appends "Name: value\r\n". Callers check is_safe_header first.

@@ -6,6 +6,7 @@
 #include "http/pool.hpp"
 #include "http/tls.hpp"
 
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/stream_traits.hpp>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tinker::http {
 
@@ -35,7 +37,8 @@ class Connection final : public PooledConnection {
   boost::beast::tcp_stream* plain() { return plain_ ? &*plain_ : nullptr; }
 
   boost::beast::flat_buffer buffer;
-  std::string head;  ///< request line and headers of the current exchange, reused
+  std::string head;                               ///< request line and headers of the current exchange, reused
+  std::vector<boost::asio::const_buffer> gather;  ///< head and body buffers of the current exchange, reused
   /// Set once an answer on this connection was large (a training result): its reads then get a
   /// larger buffer (connection.cpp, exchange_on).
   bool carries_large_answers = false;

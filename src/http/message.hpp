@@ -2,6 +2,8 @@
 // sees Beast and OpenSSL).
 #pragma once
 
+#include "wire/borrowed_runs.hpp"
+
 #include <boost/container/small_vector.hpp>
 
 #include <chrono>
@@ -55,7 +57,12 @@ class Request {
   /// for storage downloads (which are sent without credentials).
   std::string path;
   PoolKind pool = PoolKind::training;
+  /// The body, or with `borrowed` its spine (wire/borrowed_runs.hpp).
   std::string body;
+  /// Runs of the body sent from the caller's memory instead of being copied into `body` (the
+  /// arrays of a training batch): they must stay valid until the call has completed. Sent as they
+  /// are on plain TCP; a TLS stream or a zstd frame gets the body flattened, once per call.
+  std::vector<wire::BorrowedRun> borrowed;
   /// Media types are constants with static storage ("application/json", ...): a view, not a
   /// string, so that a request does not allocate for them.
   std::string_view content_type;  ///< empty: no Content-Type header (GET)

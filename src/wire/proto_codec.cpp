@@ -20,6 +20,9 @@ namespace tinker {
 std::string to_protobuf(const ForwardBackwardRequest& request) {
   return wire::proto::encode_request(request);
 }
+std::string wire::to_protobuf_borrowing(const ForwardBackwardRequest& request, std::vector<BorrowedRun>& borrowed) {
+  return wire::proto::encode_request(request, &borrowed);
+}
 std::string to_protobuf(const ForwardBackwardOutput& output) {
   return wire::proto::encode_output(output);
 }

@@ -2,6 +2,8 @@
 // tensor checks, parse/serialize. Internal to src/wire/proto_codec*.cpp.
 #pragma once
 
+#include "wire/borrowed_runs.hpp"
+
 #include <tinker/codec.hpp>
 
 #include "tinker_public.pb.h"
@@ -125,7 +127,9 @@ void parse(google::protobuf::MessageLite& message, std::string_view bytes, std::
 
 // ---- per-message codecs (proto_codec_request.cpp, proto_codec_output.cpp, proto_codec_sample.cpp)
 
-std::string encode_request(const ForwardBackwardRequest& request);
+/// The request's bytes. Given `borrowed`, its arrays of at least min_borrowed_run bytes are left
+/// out of the returned spine and listed there instead (cleared first), pointing into `request`.
+std::string encode_request(const ForwardBackwardRequest& request, std::vector<BorrowedRun>* borrowed = nullptr);
 ForwardBackwardRequest decode_request(std::string_view bytes);
 std::string encode_output(const ForwardBackwardOutput& output);
 ForwardBackwardOutput decode_output(std::string_view bytes);

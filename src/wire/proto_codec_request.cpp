@@ -49,10 +49,12 @@ constexpr std::size_t bytes_field(int field, std::size_t payload) {
 
 // Appends to a string whose capacity was reserved for the whole message: appending into
 // reserved capacity writes every byte once, where sizing the string first would zero-fill
-// megabytes only to overwrite them.
+// megabytes only to overwrite them. Given `borrowed`, the arrays of at least min_borrowed_run
+// bytes are not copied but recorded there as runs of the caller's memory (borrowed_runs.hpp).
 class WireWriter {
  public:
-  explicit WireWriter(std::string& out) : out_(out) {}
+  explicit WireWriter(std::string& out, std::vector<BorrowedRun>* borrowed = nullptr)
+      : out_(out), borrowed_(borrowed) {}
 
   void varint(std::uint64_t v) {
     char bytes[10];
@@ -77,18 +79,31 @@ class WireWriter {
   void opt_bytes(int field, std::string_view bytes) {
     if (!bytes.empty()) len_bytes(field, bytes);
   }
+  // A bytes field holding an array of the caller's: borrowed when large enough and asked for.
+  void array_bytes(int field, std::string_view bytes) {
+    if (borrowed_ == nullptr || bytes.size() < min_borrowed_run) return len_bytes(field, bytes);
+    len(field, bytes.size());
+    borrowed_->emplace_back(out_.size(), bytes);
+    borrowed_bytes_ += bytes.size();
+  }
+  void opt_array_bytes(int field, std::string_view bytes) {
+    if (!bytes.empty()) array_bytes(field, bytes);
+  }
   template <class T>
   void opt_array(int field, std::span<const T> values) {
-    opt_bytes(field, std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+    opt_array_bytes(field, std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
   }
   void fixed64(int field, double value) {
     tag(field, kFixed64);
     raw(&value, sizeof value);
   }
-  std::size_t written() const { return out_.size(); }
+  /// The message's bytes so far, borrowed runs included.
+  std::size_t written() const { return out_.size() + borrowed_bytes_; }
 
  private:
   std::string& out_;
+  std::vector<BorrowedRun>* borrowed_;
+  std::size_t borrowed_bytes_ = 0;
 };
 
 const char* format_text(ImageFormat format) {
@@ -187,11 +202,11 @@ void write_tensor_entry(WireWriter& w, const std::string& name, const TensorData
   w.len(2, tensor_size(t));
   if (t.is_sparse()) {
     w.len(2, csr_size(t));
-    w.opt_bytes(1, values_view(t.values));
-    w.opt_bytes(2, array_view(*t.sparse_crow_indices));
-    w.opt_bytes(3, array_view(*t.sparse_col_indices));
+    w.opt_array_bytes(1, values_view(t.values));
+    w.opt_array_bytes(2, array_view(*t.sparse_crow_indices));
+    w.opt_array_bytes(3, array_view(*t.sparse_col_indices));
   } else {
-    w.len_bytes(1, values_view(t.values));
+    w.array_bytes(1, values_view(t.values));
   }
   w.tag(3, kVarint);
   w.varint(wire_dtype(t.values));
@@ -297,7 +312,7 @@ Datum decode_datum(const pb::Datum& datum, const Path& path) {
 
 }  // namespace
 
-std::string encode_request(const ForwardBackwardRequest& request) {
+std::string encode_request(const ForwardBackwardRequest& request, std::vector<BorrowedRun>* borrowed) {
   const ForwardBackwardInput& input = request.forward_backward_input;
   check_utf8(request.model_id, Path("model_id"));
   check_utf8(input.loss_fn, Path("loss_fn"));
@@ -324,10 +339,17 @@ std::string encode_request(const ForwardBackwardRequest& request) {
                 "encoded size " + std::to_string(total) + " bytes exceeds the 2 GiB protobuf limit");
   }
 
-  // Pass 2: write, in field-number order, into one buffer of exactly the message's size.
+  // Pass 2: write, in field-number order, into one buffer of exactly the message's size; when
+  // the arrays are borrowed, into one that grows as it must (tags and lengths: tens of bytes a
+  // datum).
   std::string out;
-  out.reserve(total);
-  WireWriter w(out);
+  if (borrowed == nullptr) {
+    out.reserve(total);
+  } else {
+    borrowed->clear();
+    out.reserve(256 + 64 * input.data.size());
+  }
+  WireWriter w(out, borrowed);
   w.opt_bytes(1, request.model_id);
   if (seq_id != 0) {
     w.tag(2, kVarint);

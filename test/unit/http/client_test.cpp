@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace tinker::http {
 namespace {
@@ -426,6 +428,80 @@ TEST_F(ClientTest, ZstdRequestBodies) {
   EXPECT_EQ(recorded.header("content-encoding"), "zstd");
   EXPECT_LT(recorded.body.size(), 1000u);
   EXPECT_EQ(zstd_decompress(recorded.body, 1 << 20), std::string(10000, 'a'));
+}
+
+// A body made of a spine and runs borrowed from `arrays` (wire/borrowed_runs.hpp), with a run at
+// the very start, runs with no spine byte between them, and the spine's end after the last run;
+// `expected` gets the same body in one piece.
+Request borrowed_post(const std::vector<std::string>& arrays, std::string& expected) {
+  Request request = post("/api/v1/forward_backward", "");
+  request.content_type = "application/x-protobuf";
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    if (i % 3 != 0) {  // runs 0, 3, 6, ... follow the run before them directly
+      const std::string piece = "<" + std::to_string(i) + ">";
+      request.body += piece;
+      expected += piece;
+    }
+    request.borrowed.emplace_back(request.body.size(), arrays[i]);
+    expected += arrays[i];
+  }
+  request.body += "<end>";
+  expected += "<end>";
+  return request;
+}
+
+// Runs of distinct bytes, so that a run sent twice, dropped or out of order shows.
+std::vector<std::string> distinct_runs(std::size_t count, std::size_t size) {
+  std::vector<std::string> runs;
+  for (std::size_t i = 0; i < count; ++i) runs.emplace_back(size + i, static_cast<char>('A' + i % 26));
+  return runs;
+}
+
+TEST_F(ClientTest, BorrowedRunsGoOutInPlaceOnPlainTcp) {
+  ScriptedServer server;
+  make_client(options_for(server));
+  // More buffers than one send takes (64), and more bytes than the socket takes at once.
+  const std::vector<std::string> runs = distinct_runs(150, 40000);
+  std::string expected;
+  const Request request = borrowed_post(runs, expected);
+  const Result result = send(request);
+  ASSERT_FALSE(result.ec) << result.diag.message;
+  const auto recorded = server.requests().at(0);
+  EXPECT_EQ(recorded.header("content-length"), std::to_string(expected.size()));
+  EXPECT_EQ(recorded.body.size(), expected.size());
+  EXPECT_TRUE(recorded.body == expected);  // not EXPECT_EQ: a failure would print 6 MB
+
+  // A small one on the same connection: the connection's buffer list is rebuilt per request.
+  std::string small_expected;
+  const Request small = borrowed_post(distinct_runs(2, 10), small_expected);
+  ASSERT_FALSE(send(small).ec);
+  EXPECT_EQ(server.requests().at(1).body, small_expected);
+}
+
+TEST_F(ClientTest, BorrowedRunsAreSentInOnePieceOverTlsAndInZstd) {
+  const std::vector<std::string> runs = distinct_runs(100, 5000);
+  {
+    ScriptedServerOptions server_options;
+    server_options.tls = true;
+    ScriptedServer server(server_options);
+    ClientOptions options = options_for(server);
+    options.tls.ca_file = server.ca_file();
+    make_client(options);
+    std::string expected;
+    const Result result = send(borrowed_post(runs, expected));
+    ASSERT_FALSE(result.ec) << result.diag.message;
+    EXPECT_TRUE(server.requests().at(0).body == expected);
+  }
+  ScriptedServer server;
+  make_client(options_for(server));
+  std::string expected;
+  Request request = borrowed_post(runs, expected);
+  request.compress_zstd = true;
+  ASSERT_FALSE(send(request).ec);
+  const auto recorded = server.requests().at(0);
+  EXPECT_EQ(recorded.header("content-encoding"), "zstd");
+  EXPECT_LT(recorded.body.size(), expected.size());
+  EXPECT_TRUE(zstd_decompress(recorded.body, 1 << 24) == expected);
 }
 
 TEST_F(ClientTest, RedirectsAreNotFollowed) {

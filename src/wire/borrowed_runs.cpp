@@ -1,0 +1,24 @@
+#include "wire/borrowed_runs.hpp"
+
+namespace tinker::wire {
+
+std::size_t gathered_size(std::string_view spine, std::span<const BorrowedRun> runs) noexcept {
+  std::size_t size = spine.size();
+  for (const BorrowedRun& run : runs) size += run.bytes.size();
+  return size;
+}
+
+std::string flatten(std::string_view spine, std::span<const BorrowedRun> runs) {
+  std::string out;
+  out.reserve(gathered_size(spine, runs));
+  std::size_t from = 0;
+  for (const BorrowedRun& run : runs) {
+    out.append(spine.substr(from, run.at - from));
+    out.append(run.bytes);
+    from = run.at;
+  }
+  out.append(spine.substr(from));
+  return out;
+}
+
+}  // namespace tinker::wire
