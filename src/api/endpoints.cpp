@@ -253,7 +253,7 @@ awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBa
   if (const auto ec = encode_body(encode, body, diag, l2.cost)) co_return ec;
   http::Request http_request = make_request(Method::post, path_of(paths::forward_backward), PoolKind::training);
   http_request.body = std::move(body.spine);
-  http_request.borrowed = std::move(body.borrowed);
+  http_request.borrowed = body.borrowed;  // `body` stays in this frame until the call has completed
   http_request.content_type = protobuf_type;
   http_request.compress_zstd = wire.zstd;
   co_return co_await call_json(client, std::move(http_request), ticket, diag, plan);

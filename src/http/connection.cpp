@@ -153,6 +153,10 @@ using RequestBuffers = std::span<const asio::const_buffer>;
 // pieces with the runs between them. Kept in the connection, so that no request allocates for
 // them.
 RequestBuffers request_buffers(Connection& connection, const WireRequest& request) {
+  if (request.borrowed.empty()) {  // every request but a training batch's
+    connection.head_and_body = {asio::buffer(connection.head), asio::buffer(request.body)};
+    return connection.head_and_body;
+  }
   std::vector<asio::const_buffer>& out = connection.gather;
   out.clear();
   out.emplace_back(asio::buffer(connection.head));
@@ -173,7 +177,9 @@ RequestBuffers request_buffers(Connection& connection, const WireRequest& reques
 std::size_t send_now(tcp::socket& socket, RequestBuffers buffers, boost::system::error_code& ec) {
   if (!socket.non_blocking()) socket.non_blocking(true, ec);  // sync calls return instead of waiting
   if (ec) return 0;
-  std::size_t sent = socket.write_some(buffers, ec);
+  // Two buffers (head and body) take Asio's fixed-size path, without the loop over a sequence.
+  std::size_t sent =
+      buffers.size() == 2 ? socket.write_some(std::array{buffers[0], buffers[1]}, ec) : socket.write_some(buffers, ec);
   if (!ec && buffers.size() > buffers_per_send) {
     beast::buffers_suffix<RequestBuffers> rest(buffers);
     rest.consume(sent);

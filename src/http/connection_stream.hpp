@@ -12,6 +12,7 @@
 #include <boost/beast/core/stream_traits.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,8 +38,10 @@ class Connection final : public PooledConnection {
   boost::beast::tcp_stream* plain() { return plain_ ? &*plain_ : nullptr; }
 
   boost::beast::flat_buffer buffer;
-  std::string head;                               ///< request line and headers of the current exchange, reused
-  std::vector<boost::asio::const_buffer> gather;  ///< head and body buffers of the current exchange, reused
+  std::string head;  ///< request line and headers of the current exchange, reused
+  /// The buffers of the current exchange: head and body, or head and a gathered body's pieces.
+  std::array<boost::asio::const_buffer, 2> head_and_body;
+  std::vector<boost::asio::const_buffer> gather;
   /// Set once an answer on this connection was large (a training result): its reads then get a
   /// larger buffer (connection.cpp, exchange_on).
   bool carries_large_answers = false;

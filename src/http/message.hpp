@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,9 +61,11 @@ class Request {
   /// The body, or with `borrowed` its spine (wire/borrowed_runs.hpp).
   std::string body;
   /// Runs of the body sent from the caller's memory instead of being copied into `body` (the
-  /// arrays of a training batch): they must stay valid until the call has completed. Sent as they
-  /// are on plain TCP; a TLS stream or a zstd frame gets the body flattened, once per call.
-  std::vector<wire::BorrowedRun> borrowed;
+  /// arrays of a training batch): the list and what it points to must stay valid until the call
+  /// has completed. Sent as they are on plain TCP; a TLS stream or a zstd frame gets the body
+  /// flattened, once per call. A view, not a vector: every request carries this member, and the
+  /// sampling path keeps several requests in coroutine frames.
+  std::span<const wire::BorrowedRun> borrowed;
   /// Media types are constants with static storage ("application/json", ...): a view, not a
   /// string, so that a request does not allocate for them.
   std::string_view content_type;  ///< empty: no Content-Type header (GET)

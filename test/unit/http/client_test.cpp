@@ -430,10 +430,11 @@ TEST_F(ClientTest, ZstdRequestBodies) {
   EXPECT_EQ(zstd_decompress(recorded.body, 1 << 20), std::string(10000, 'a'));
 }
 
-// A body made of a spine and runs borrowed from `arrays` (wire/borrowed_runs.hpp), with a run at
-// the very start, runs with no spine byte between them, and the spine's end after the last run;
-// `expected` gets the same body in one piece.
-Request borrowed_post(const std::vector<std::string>& arrays, std::string& expected) {
+// A body made of a spine and runs (kept in `runs`) borrowed from `arrays` (wire/borrowed_runs.hpp),
+// with a run at the very start, runs with no spine byte between them, and the spine's end after the
+// last run; `expected` gets the same body in one piece.
+Request borrowed_post(const std::vector<std::string>& arrays, std::vector<wire::BorrowedRun>& runs,
+                      std::string& expected) {
   Request request = post("/api/v1/forward_backward", "");
   request.content_type = "application/x-protobuf";
   for (std::size_t i = 0; i < arrays.size(); ++i) {
@@ -442,11 +443,12 @@ Request borrowed_post(const std::vector<std::string>& arrays, std::string& expec
       request.body += piece;
       expected += piece;
     }
-    request.borrowed.emplace_back(request.body.size(), arrays[i]);
+    runs.emplace_back(request.body.size(), arrays[i]);
     expected += arrays[i];
   }
   request.body += "<end>";
   expected += "<end>";
+  request.borrowed = runs;
   return request;
 }
 
@@ -463,7 +465,8 @@ TEST_F(ClientTest, BorrowedRunsGoOutInPlaceOnPlainTcp) {
   // More buffers than one send takes (64), and more bytes than the socket takes at once.
   const std::vector<std::string> runs = distinct_runs(150, 40000);
   std::string expected;
-  const Request request = borrowed_post(runs, expected);
+  std::vector<wire::BorrowedRun> borrowed;
+  const Request request = borrowed_post(runs, borrowed, expected);
   const Result result = send(request);
   ASSERT_FALSE(result.ec) << result.diag.message;
   const auto recorded = server.requests().at(0);
@@ -473,7 +476,9 @@ TEST_F(ClientTest, BorrowedRunsGoOutInPlaceOnPlainTcp) {
 
   // A small one on the same connection: the connection's buffer list is rebuilt per request.
   std::string small_expected;
-  const Request small = borrowed_post(distinct_runs(2, 10), small_expected);
+  std::vector<wire::BorrowedRun> small_borrowed;
+  const std::vector<std::string> small_runs = distinct_runs(2, 10);
+  const Request small = borrowed_post(small_runs, small_borrowed, small_expected);
   ASSERT_FALSE(send(small).ec);
   EXPECT_EQ(server.requests().at(1).body, small_expected);
 }
@@ -488,14 +493,16 @@ TEST_F(ClientTest, BorrowedRunsAreSentInOnePieceOverTlsAndInZstd) {
     options.tls.ca_file = server.ca_file();
     make_client(options);
     std::string expected;
-    const Result result = send(borrowed_post(runs, expected));
+    std::vector<wire::BorrowedRun> borrowed;
+    const Result result = send(borrowed_post(runs, borrowed, expected));
     ASSERT_FALSE(result.ec) << result.diag.message;
     EXPECT_TRUE(server.requests().at(0).body == expected);
   }
   ScriptedServer server;
   make_client(options_for(server));
   std::string expected;
-  Request request = borrowed_post(runs, expected);
+  std::vector<wire::BorrowedRun> borrowed;
+  Request request = borrowed_post(runs, borrowed, expected);
   request.compress_zstd = true;
   ASSERT_FALSE(send(request).ec);
   const auto recorded = server.requests().at(0);
