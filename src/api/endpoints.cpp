@@ -282,8 +282,17 @@ awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const S
                                    RetryPlan(0, &l2));
 }
 
-awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
-                              diagnostics& diag, LayerTwoSettings l2) {
+namespace {
+
+// The outcome of a call refused before anything was sent.
+awaitable<CallOutcome> refused_call(error_code ec) {
+  co_return CallOutcome(ec, http::Response());
+}
+
+}  // namespace
+
+awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
+                               diagnostics& diag, LayerTwoSettings l2) {
   std::string body;
   const auto encode = [&] {
     // A sample body with a short prompt takes 300-500 bytes: one allocation, not three.
@@ -292,18 +301,16 @@ awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& req
     append_json(request, out);
     return out;
   };
-  if (const auto ec = encode_body(encode, body, diag, l2.cost)) co_return ec;
+  if (const auto ec = encode_body(encode, body, diag, l2.cost)) return refused_call(ec);
   http::Request http_request = json_post(path_of(paths::asample), PoolKind::sampling, std::move(body));
   // doc/protocol.md#headers, doc/sampling.md#backpressure-and-retries: this client handles 429 backpressure itself.
   http_request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
-  // Layer 2 only (no layer-1 retries), awaited here rather than through call_json: one coroutine
-  // frame less per sample.
+  // Layer 2 only (no layer-1 retries). send() copies the settings into the call's frame, and the
+  // decoder writes to the caller's ticket.
   l2.accept = [&ticket](const http::Response& response, diagnostics& decode_diag) {
     return decode_json_response(response, ticket, decode_diag);
   };
-  const RetryPlan plan(0, &l2);
-  auto [ec, response] = co_await send(client, std::move(http_request), diag, plan);
-  co_return ec;
+  return send(client, std::move(http_request), diag, RetryPlan(0, &l2));
 }
 
 }  // namespace tinker::api

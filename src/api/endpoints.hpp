@@ -68,7 +68,11 @@ awaitable<error_code> load_weights(http::HttpClient& client, const LoadWeightsRe
                                    UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2);
 awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const SaveWeightsForSamplerRequest& request,
                                                UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2);
-awaitable<error_code> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
-                              diagnostics& diag, LayerTwoSettings l2);
+/// The sample submit, on the hot path of every sample: not a coroutine itself, it encodes the body
+/// and returns the layer-2 call's awaitable, which owns everything it needs (one coroutine frame
+/// of about 1.2 KB less per sample). `ticket` is filled when the outcome's code is success; the
+/// response is the last answer's.
+awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
+                               diagnostics& diag, LayerTwoSettings l2);
 
 }  // namespace tinker::api

@@ -9,6 +9,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <tuple>
 #include <utility>
 
 namespace tinker::client::sampling {
@@ -74,7 +75,7 @@ asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, Sample
     api::LayerTwoSettings l2 = s.holder->layer_two();
     l2.return_backpressure = true;
     l2.cost = cost;
-    const error_code ec = co_await api::asample(s.holder->http(), request, ticket, diag, l2);
+    const error_code ec = std::get<0>(co_await api::asample(s.holder->http(), request, ticket, diag, l2));
     if (!is_backpressure(*s.holder, ec)) co_return ec;
     dispatch.note_backpressure(
         estimated_bytes);  // then the same seq_id again (doc/sampling.md#backpressure-and-retries)
