@@ -342,10 +342,11 @@ std::string_view HttpClient::Impl::target_under_base(const std::string& path, st
   return joined;
 }
 
+namespace {
+
 // The body as it goes out: borrowed runs are sent from where they are on plain TCP. A TLS
 // stream gets the body in one piece, since each buffer of a gathered write would become a TLS
 // record and a send of its own; so does a zstd frame, which is compressed from one piece.
-namespace {
 void prepare_body(const Request& request, PreparedCall& call) {
   std::string_view body = request.body;
   if (!request.borrowed.empty()) {
@@ -364,6 +365,7 @@ void prepare_body(const Request& request, PreparedCall& call) {
   }
   call.body = body;
 }
+
 }  // namespace
 
 // Step 1, request building. The caller's request stays untouched (layer 2 re-sends it): a
