@@ -160,13 +160,8 @@ RequestBuffers request_buffers(Connection& connection, const WireRequest& reques
   std::vector<asio::const_buffer>& out = connection.gather;
   out.clear();
   out.emplace_back(asio::buffer(connection.head));
-  std::size_t from = 0;
-  for (const wire::BorrowedRun& run : request.borrowed) {
-    if (run.at > from) out.emplace_back(request.body.data() + from, run.at - from);
-    out.emplace_back(run.bytes.data(), run.bytes.size());
-    from = run.at;
-  }
-  if (request.body.size() > from) out.emplace_back(request.body.data() + from, request.body.size() - from);
+  wire::for_each_piece(request.body, request.borrowed,
+                       [&out](std::string_view piece) { out.emplace_back(piece.data(), piece.size()); });
   return out;
 }
 

@@ -11,13 +11,7 @@ std::size_t gathered_size(std::string_view spine, std::span<const BorrowedRun> r
 std::string flatten(std::string_view spine, std::span<const BorrowedRun> runs) {
   std::string out;
   out.reserve(gathered_size(spine, runs));
-  std::size_t from = 0;
-  for (const BorrowedRun& run : runs) {
-    out.append(spine.substr(from, run.at - from));
-    out.append(run.bytes);
-    from = run.at;
-  }
-  out.append(spine.substr(from));
+  for_each_piece(spine, runs, [&out](std::string_view piece) { out.append(piece); });
   return out;
 }
 

@@ -31,6 +31,20 @@ class BorrowedRun {
 /// more buffer in the gathered write.
 inline constexpr std::size_t min_borrowed_run = 4096;
 
+/// Calls `piece(bytes)` for each piece of the body in order: the stretches of the spine between
+/// runs (empty ones skipped) and the runs (in order of `at`). The one walk of a gathered body, for
+/// flatten() and for the connection's list of buffers.
+template <class Piece>
+void for_each_piece(std::string_view spine, std::span<const BorrowedRun> runs, Piece&& piece) {
+  std::size_t from = 0;
+  for (const BorrowedRun& run : runs) {
+    if (run.at > from) piece(spine.substr(from, run.at - from));
+    piece(run.bytes);
+    from = run.at;
+  }
+  if (spine.size() > from) piece(spine.substr(from));
+}
+
 /// The size of the whole body: the spine and every run.
 std::size_t gathered_size(std::string_view spine, std::span<const BorrowedRun> runs) noexcept;
 
