@@ -172,9 +172,7 @@ RequestBuffers request_buffers(Connection& connection, const WireRequest& reques
 std::size_t send_now(tcp::socket& socket, RequestBuffers buffers, boost::system::error_code& ec) {
   if (!socket.non_blocking()) socket.non_blocking(true, ec);  // sync calls return instead of waiting
   if (ec) return 0;
-  // Two buffers (head and body) take Asio's fixed-size path, without the loop over a sequence.
-  std::size_t sent =
-      buffers.size() == 2 ? socket.write_some(std::array{buffers[0], buffers[1]}, ec) : socket.write_some(buffers, ec);
+  std::size_t sent = socket.write_some(buffers, ec);
   if (!ec && buffers.size() > buffers_per_send) {
     beast::buffers_suffix<RequestBuffers> rest(buffers);
     rest.consume(sent);
