@@ -95,39 +95,40 @@ class PreparedCall {
   PreparedCall& operator=(const PreparedCall&) = delete;
 
   // The request of one attempt: the call's blocks plus that attempt's retry-count line.
-  WireRequest wire_request(std::string_view attempt_lines) const noexcept {
-    WireRequest wire;
-    wire.method = method;
-    wire.target = target_path;
-    wire.origin_lines = origin_lines;
-    wire.call = call_headers;
+  const WireRequest& wire_request(std::string_view attempt_lines) noexcept {
     wire.attempt_lines = attempt_lines;
-    wire.body = body;
-    wire.borrowed = borrowed;
     return wire;
   }
 
-  std::size_t body_size() const noexcept { return wire::gathered_size(body, borrowed); }
+  std::size_t body_size() const noexcept { return wire.body_size(); }
 
-  Method method = Method::get;
-  const Target* target = nullptr;               ///< the base URL, or absolute_target
-  ConnectionPool* pool = nullptr;               ///< the pool of the target's origin and the request's purpose
-  std::string_view target_path;                 ///< the request's path, or joined_path
-  std::string_view origin_lines;                ///< Host, standard headers, credential (base_lines, or absolute_lines)
-  CallHeaders call_headers;                     ///< checked; formatted into each attempt's head
-  std::string_view body;                        ///< the request's, flat_body or compressed_body
-  std::span<const wire::BorrowedRun> borrowed;  ///< the request's, when `body` is its spine
+  // Storage for a call whose views need text of its own (rare: kept out of every call's frame).
+  class OwnText {
+   public:
+    std::string joined_path;                  ///< under a base URL with a path prefix
+    std::string flat_body;                    ///< the request's spine and borrowed runs in one piece (TLS)
+    std::string compressed_body;              ///< zstd
+    std::unique_ptr<Target> absolute_target;  ///< storage downloads only
+    std::string absolute_lines;
+  };
+  OwnText& own() {
+    if (!own_text) own_text = std::make_unique<OwnText>();
+    return *own_text;
+  }
+
+  /// Method, origin-form target (the request's path, or joined_path), origin lines (Host,
+  /// standard headers, credential: base_lines, or absolute_lines), the checked call headers and
+  /// the body (the request's, flat_body or compressed_body; with borrowed runs, its spine).
+  WireRequest wire;
+  const Target* target = nullptr;  ///< the base URL, or absolute_target
+  ConnectionPool* pool = nullptr;  ///< the pool of the target's origin and the request's purpose
   ExchangeLimits limits;
   int max_retries = 0;
 
   // Storage for the views above, when the request does not hold what they show.
   std::shared_ptr<const std::string> base_lines;           ///< kept: set_credential may replace the client's meanwhile
   std::array<char, idempotency_key_size> generated_key{};  ///< every poll needs a key: no heap string
-  std::string joined_path;                                 ///< under a base URL with a path prefix
-  std::string flat_body;                                   ///< the request's spine and borrowed runs in one piece (TLS)
-  std::string compressed_body;
-  std::unique_ptr<Target> absolute_target;  ///< storage downloads only
-  std::string absolute_lines;
+  std::unique_ptr<OwnText> own_text;
 };
 
 }  // namespace
@@ -153,6 +154,11 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
 
   static asio::awaitable<Outcome> send(std::shared_ptr<Impl> self, Request request, diagnostics* diag);
   asio::awaitable<Outcome> send_guarded(const Request& request, diagnostics* diag);
+  asio::awaitable<bool> open_in_slot(const PreparedCall& call, Lease& lease, ExchangeResult& result,
+                                     std::chrono::steady_clock::time_point started, int attempt_index);
+  asio::awaitable<bool> wait_before_retry(const PreparedCall& call, const ExchangeResult& result,
+                                          boost::system::error_code ec, std::chrono::milliseconds delay,
+                                          int attempt_index);
   void start_sweeper();
   void shutdown();
   PoolStats stats(PoolKind kind) const;
@@ -167,7 +173,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
 
  private:
   void prepare_call(const Request& request, PreparedCall& call);
-  std::string_view target_under_base(const std::string& path, std::string& joined) const;
+  std::string_view target_under_base(const std::string& path, PreparedCall& call) const;
   std::optional<std::chrono::milliseconds> next_attempt_delay(boost::system::error_code ec, const Response& response,
                                                               int attempt_index, int max_retries) const;
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
@@ -280,8 +286,8 @@ void HttpClient::Impl::set_observer(std::shared_ptr<Observer> observer) {
 void HttpClient::Impl::report_exchange(const PreparedCall& call, const ExchangeResult& result,
                                        std::chrono::steady_clock::time_point start, int attempt_index) const {
   RequestFinished event;
-  event.method = to_string(call.method);
-  const std::string path = exchange_observer_->event_path(call.target_path);
+  event.method = to_string(call.wire.method);
+  const std::string path = exchange_observer_->event_path(call.wire.target);
   event.path = path;
   event.status = result.response.status;
   const std::string error = result.error && result.response.status == 0
@@ -293,7 +299,7 @@ void HttpClient::Impl::report_exchange(const PreparedCall& call, const ExchangeR
   event.bytes_sent = call.body_size();
   event.bytes_received = result.response.body.size();
   event.request_id = result.response.header("x-request-id");
-  exchange_observer_->request_finished(event, call.target_path);
+  exchange_observer_->request_finished(event, call.wire.target);
 }
 
 void HttpClient::Impl::report_retry(const PreparedCall& call, const ExchangeResult& result,
@@ -301,7 +307,7 @@ void HttpClient::Impl::report_retry(const PreparedCall& call, const ExchangeResu
                                     int next_attempt) const {
   RetryScheduled event;
   event.layer = RetryLayer::transport;
-  const std::string path = event_observer_->event_path(call.target_path);
+  const std::string path = event_observer_->event_path(call.wire.target);
   event.path = path;
   const std::string reason = event_observer_->redact(
       failure_reason(result.response.status, ec, result.response.status == 0 ? result.reason : ""));
@@ -327,7 +333,7 @@ void HttpClient::Impl::report_backoff(const PreparedCall& call, std::optional<st
   BackoffEnded ended;
   ended.cause = BackoffCause::rate_limited;
   ended.layer = RetryLayer::transport;
-  const std::string path = event_observer_->event_path(call.target_path);
+  const std::string path = event_observer_->event_path(call.wire.target);
   ended.path = path;
   ended.waited = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed_since(start));
   event_observer_->backoff_ended(ended);
@@ -335,9 +341,10 @@ void HttpClient::Impl::report_backoff(const PreparedCall& call, std::optional<st
 
 // The origin-form target of `path` under the base URL: the path itself when the base URL has
 // no path prefix (the usual case, and no string to build), else join_path's, kept in `joined`.
-std::string_view HttpClient::Impl::target_under_base(const std::string& path, std::string& joined) const {
+std::string_view HttpClient::Impl::target_under_base(const std::string& path, PreparedCall& call) const {
   const bool root = base_.path.empty() || base_.path == "/";
   if (root && path.starts_with('/')) return path;
+  std::string& joined = call.own().joined_path;
   joined = join_path(base_.path, path);
   return joined;
 }
@@ -351,19 +358,21 @@ void prepare_body(const Request& request, PreparedCall& call) {
   std::string_view body = request.body;
   if (!request.borrowed.empty()) {
     if (!request.compress_zstd && !call.target->endpoint.tls) {
-      call.body = body;
-      call.borrowed = request.borrowed;
+      call.wire.body = body;
+      call.wire.borrowed = request.borrowed;
       return;
     }
-    call.flat_body = wire::flatten(request.body, request.borrowed);
-    body = call.flat_body;
+    std::string& flat = call.own().flat_body;
+    flat = wire::flatten(request.body, request.borrowed);
+    body = flat;
   }
   if (request.compress_zstd) {
-    call.compressed_body = zstd_compress(body);
-    body = call.compressed_body;
-    std::string().swap(call.flat_body);  // not needed once compressed
+    PreparedCall::OwnText& own = call.own();
+    own.compressed_body = zstd_compress(body);
+    body = own.compressed_body;
+    std::string().swap(own.flat_body);  // not needed once compressed
   }
-  call.body = body;
+  call.wire.body = body;
 }
 
 }  // namespace
@@ -379,27 +388,28 @@ void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) 
   }
   if (is_absolute_url(request.path)) {
     // Storage downloads: signed URLs, sent without credentials (doc/rest.md#checkpoint-downloads).
-    call.absolute_target = std::make_unique<Target>(parse_absolute_url(request.path, "request URL"));
-    call.absolute_lines = origin_header_lines(call.absolute_target->endpoint, standard_headers_, {});
-    call.target = call.absolute_target.get();
-    call.origin_lines = call.absolute_lines;
-    call.target_path = call.absolute_target->path;
+    PreparedCall::OwnText& own = call.own();
+    own.absolute_target = std::make_unique<Target>(parse_absolute_url(request.path, "request URL"));
+    own.absolute_lines = origin_header_lines(own.absolute_target->endpoint, standard_headers_, {});
+    call.target = own.absolute_target.get();
+    call.wire.origin_lines = own.absolute_lines;
+    call.wire.target = own.absolute_target->path;
   } else {
     call.target = &base_;
     call.base_lines = base_header_lines_;
-    call.origin_lines = *call.base_lines;
-    call.target_path = target_under_base(request.path, call.joined_path);
+    call.wire.origin_lines = *call.base_lines;
+    call.wire.target = target_under_base(request.path, call);
   }
   prepare_body(request, call);
-  call.method = request.method;
+  call.wire.method = request.method;
   call.limits.timeout = request.timeout.value_or(options_.timeouts.request);
   call.limits.max_body = options_.limits.max_response_body;
   call.limits.max_header = options_.limits.max_response_header;
   call.max_retries = request.max_retries.value_or(options_.retry.max_retries);
-  call.call_headers.request = &request;
-  call.call_headers.idempotency_key = idempotency_key;
-  call.call_headers.read_timeout = call.limits.timeout;
-  check_call_headers(call.call_headers);
+  call.wire.call.request = &request;
+  call.wire.call.idempotency_key = idempotency_key;
+  call.wire.call.read_timeout = call.limits.timeout;
+  check_call_headers(call.wire.call);
   call.pool = &pool_for(*call.target, request.pool);
 }
 
@@ -429,13 +439,16 @@ asio::awaitable<Outcome> HttpClient::Impl::send(std::shared_ptr<Impl> self, Requ
 // right here, since a coroutine of its own would add a frame to every request that waits for
 // the pool. Exceptions (pool cancellation, bad URLs or headers) become error codes.
 asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, diagnostics* diag) {
+  // One outcome, one co_return: each `co_return Outcome{...}` would hold its own temporary in the
+  // frame, and a frame over 1 KiB misses both Asio's and glibc's per-thread caches.
+  Outcome outcome;
   try {
     PreparedCall call;
     prepare_call(request, call);
+    ExchangeResult result;
     for (int attempt_index = 0;; ++attempt_index) {
       const RetryCountLine retry_count(attempt_index);
-      const WireRequest wire = call.wire_request(retry_count.text());
-      ExchangeResult result;
+      const WireRequest& wire = call.wire_request(retry_count.text());
       for (int tries = 0;; ++tries) {
         if (attempt_index > 0 || tries > 0) tally_.note_retry();
         std::chrono::steady_clock::time_point started{};
@@ -443,18 +456,8 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
         std::optional<Lease> lease = call.pool->try_acquire();  // an idle connection or a free slot, at once
         if (!lease) lease = co_await call.pool->acquire();      // else a place in the pool's queue
         const bool was_idle = lease->reused();
-        if (!was_idle) {  // a slot: open a connection in it
-          ConnectResult opened = co_await connect(executor_, call.target->endpoint, connect_settings_);
-          if (!opened.connection) {
-            call.pool->release(nullptr, false);
-            result = connect_failure(std::move(opened));
-            tally_.note_connect_failure(result.error);
-            if (exchange_observer_ != nullptr) report_exchange(call, result, started, attempt_index);
-            break;
-          }
-          lease->connection = std::move(opened.connection);
-        }
-        result = co_await exchange(*lease->connection, wire, call.limits);
+        if (!was_idle && !co_await open_in_slot(call, *lease, result, started, attempt_index)) break;
+        co_await exchange(*lease->connection, wire, call.limits, result);
         tally_.note_exchange(result.response.status, result.error);
         if (exchange_observer_ != nullptr) report_exchange(call, result, started, attempt_index);
         call.pool->release(std::move(lease->connection), !result.error && result.reusable);
@@ -464,30 +467,61 @@ asio::awaitable<Outcome> HttpClient::Impl::send_guarded(const Request& request, 
         }
       }
       const boost::system::error_code ec = attempt_error(result.error, result.response, request.accept_redirect);
-      if (!ec) co_return Outcome{ec, std::move(result.response)};
+      if (!ec) {
+        outcome = Outcome{ec, std::move(result.response)};
+        break;
+      }
       const std::optional<std::chrono::milliseconds> delay =
           next_attempt_delay(ec, result.response, attempt_index, call.max_retries);
       if (!delay) {
         describe_failure(diag, result);
-        co_return Outcome{ec, std::move(result.response)};
+        outcome = Outcome{ec, std::move(result.response)};
+        break;
       }
-      std::optional<std::chrono::milliseconds> backoff;  // a 429's wait, when observed
-      std::chrono::steady_clock::time_point wait_started{};
-      if (event_observer_ != nullptr) {
-        report_retry(call, result, ec, *delay, attempt_index + 2);
-        if (result.response.status == 429) backoff = delay;
-        wait_started = std::chrono::steady_clock::now();
-      }
-      const auto sleep_error = co_await sleep_for(*clock_, *delay);
-      if (event_observer_ != nullptr) report_backoff(call, backoff, wait_started);
-      if (sleep_error) {
+      if (co_await wait_before_retry(call, result, ec, *delay, attempt_index)) {
         describe_failure(diag, result);
-        co_return Outcome{make_error_code(errc::cancelled), Response()};
+        outcome = Outcome{make_error_code(errc::cancelled), Response()};
+        break;
       }
     }
   } catch (...) {
-    co_return outcome_of_exception(std::current_exception(), diag);
+    outcome = outcome_of_exception(std::current_exception(), diag);
   }
+  co_return std::move(outcome);
+}
+
+// Step 2's rare half, a coroutine of its own so that its locals are not in every call's frame:
+// opens a connection in the pool slot `lease` holds. False when that failed (`result` then says
+// why, and the slot is given back).
+asio::awaitable<bool> HttpClient::Impl::open_in_slot(const PreparedCall& call, Lease& lease, ExchangeResult& result,
+                                                     std::chrono::steady_clock::time_point started, int attempt_index) {
+  ConnectResult opened = co_await connect(executor_, call.target->endpoint, connect_settings_);
+  if (!opened.connection) {
+    call.pool->release(nullptr, false);
+    result = connect_failure(std::move(opened));
+    tally_.note_connect_failure(result.error);
+    if (exchange_observer_ != nullptr) report_exchange(call, result, started, attempt_index);
+    co_return false;
+  }
+  lease.connection = std::move(opened.connection);
+  co_return true;
+}
+
+// Step 4's wait before the next attempt (a coroutine of its own, as open_in_slot). True when the
+// wait was cut short (the client shutting down, the call cancelled).
+asio::awaitable<bool> HttpClient::Impl::wait_before_retry(const PreparedCall& call, const ExchangeResult& result,
+                                                          boost::system::error_code ec, std::chrono::milliseconds delay,
+                                                          int attempt_index) {
+  std::optional<std::chrono::milliseconds> backoff;  // a 429's wait, when observed
+  std::chrono::steady_clock::time_point wait_started{};
+  if (event_observer_ != nullptr) {
+    report_retry(call, result, ec, delay, attempt_index + 2);
+    if (result.response.status == 429) backoff = delay;
+    wait_started = std::chrono::steady_clock::now();
+  }
+  const auto sleep_error = co_await sleep_for(*clock_, delay);
+  if (event_observer_ != nullptr) report_backoff(call, backoff, wait_started);
+  co_return static_cast<bool>(sleep_error);
 }
 
 asio::awaitable<void> HttpClient::Impl::sweep_loop(std::shared_ptr<Impl> self) {

@@ -188,9 +188,9 @@ std::size_t send_now(tcp::socket& socket, RequestBuffers buffers, boost::system:
 }
 
 template <class Stream>
-asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connection, const WireRequest& request,
-                                            ExchangeLimits limits) {
-  ExchangeResult result;
+asio::awaitable<void> exchange_on(Stream& stream, Connection& connection, const WireRequest& request,
+                                  ExchangeLimits limits, ExchangeResult& result) {
+  result = ExchangeResult();
   write_head(connection.head, request);
   const RequestBuffers buffers = request_buffers(connection, request);
 
@@ -212,7 +212,7 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
     result.error = transport_error(write_error);
     result.reason = "sending the request failed: " + write_error.message();
     result.nothing_received = true;
-    co_return result;
+    co_return;
   }
 
   // Beast reads as much at a time as the buffer has room for (at least 512 bytes, at most
@@ -243,11 +243,11 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& connecti
       result.error = transport_error(read_error);
       result.reason = "reading the response failed: " + read_error.message();
     }
-    co_return result;
+    co_return;
   }
   result.reusable = parser.keep_alive();
   if (result.response.body.size() >= large_answer_read) connection.carries_large_answers = true;
-  co_return result;
+  co_return;
 }
 
 }  // namespace
@@ -303,10 +303,11 @@ asio::awaitable<ConnectResult> connect(asio::any_io_executor executor, Endpoint 
   co_return result;
 }
 
-asio::awaitable<ExchangeResult> exchange(PooledConnection& pooled, const WireRequest& request, ExchangeLimits limits) {
+asio::awaitable<void> exchange(PooledConnection& pooled, const WireRequest& request, ExchangeLimits limits,
+                               ExchangeResult& result) {
   auto& connection = static_cast<Connection&>(pooled);
-  if (TlsStream* tls = connection.tls()) return exchange_on(*tls, connection, request, limits);
-  return exchange_on(*connection.plain(), connection, request, limits);
+  if (TlsStream* tls = connection.tls()) return exchange_on(*tls, connection, request, limits, result);
+  return exchange_on(*connection.plain(), connection, request, limits, result);
 }
 
 // Runs for every header of every call: the separators are pushed as characters (appending a C

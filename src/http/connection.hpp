@@ -119,10 +119,11 @@ class ExchangeResult {
   bool nothing_received = false;
 };
 
-/// Sends `request` and reads the response. Cancellation (the coroutine's slot) aborts the
-/// exchange; a connection that saw an error or a cancellation is never reusable. Not a
+/// Sends `request` and reads the response into `result` (which must outlive the awaitable; it
+/// is the caller's so that neither frame holds a second one). Cancellation (the coroutine's slot)
+/// aborts the exchange; a connection that saw an error or a cancellation is never reusable. Not a
 /// coroutine itself: it returns the awaitable of the stream-specific exchange (one frame less).
-boost::asio::awaitable<ExchangeResult> exchange(PooledConnection& connection, const WireRequest& request,
-                                                ExchangeLimits limits);
+boost::asio::awaitable<void> exchange(PooledConnection& connection, const WireRequest& request, ExchangeLimits limits,
+                                      ExchangeResult& result);
 
 }  // namespace tinker::http
