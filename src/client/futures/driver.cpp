@@ -22,9 +22,8 @@ namespace asio = boost::asio;
 // pointer (small enough for std::function to store without an allocation): the task owns
 // `control` until it unregisters, and the core drops its hook when it settles, which the task
 // makes sure of before it ends.
-std::uint64_t register_cancellable(ClientHolder& holder, FutureCore& core,
-                                   const std::shared_ptr<TaskControl>& control) {
-  TaskControl* task = control.get();
+std::uint64_t register_cancellable(ClientHolder& holder, FutureCore& core, TaskControl& control) {
+  TaskControl* task = &control;
   const std::uint64_t task_id = holder.register_task([task] { task->cancel(); });
   core.set_cancel_hook([task] { task->cancel(); });
   return task_id;
@@ -50,10 +49,12 @@ class TaskRegistration {
       : holder_(holder), core_(core), control_(control), task_id_(task_id) {}
   TaskRegistration(const TaskRegistration&) = delete;
   TaskRegistration& operator=(const TaskRegistration&) = delete;
-  ~TaskRegistration() {
-    control_.finished = true;
-    core_.set_cancel_hook(nullptr);  // settle() dropped it already, unless the task never finished
-    holder_.unregister_task(task_id_);
+  ~TaskRegistration() { unregister(holder_, core_, control_, task_id_); }
+
+  static void unregister(ClientHolder& holder, FutureCore& core, TaskControl& control, std::uint64_t task_id) {
+    control.finished = true;
+    core.set_cancel_hook(nullptr);  // settle() dropped it already, unless the task never finished
+    holder.unregister_task(task_id);
   }
 
  private:
@@ -63,24 +64,29 @@ class TaskRegistration {
   std::uint64_t task_id_;
 };
 
-// `task_id` empty: the task registers itself here, on the io thread (spawn_task_from_any_thread).
+void fail_with_current_exception(FutureCore& core) {
+  diagnostics diag;
+  const boost::system::error_code ec = detail::current_exception_error(diag, task_exceptions());
+  core.set_error(ec, std::move(diag));
+}
+
+void fail_if_unsettled(FutureCore& core) {
+  if (core.ready()) return;
+  diagnostics diag;
+  diag.message = "the operation's background task ended without a result";
+  core.set_error(make_error_code(errc::cancelled), diag);
+}
+
 asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                               std::shared_ptr<TaskControl> control, std::optional<std::uint64_t> task_id,
+                               std::shared_ptr<TaskControl> control, std::uint64_t task_id,
                                asio::awaitable<void> work) {
-  if (!task_id) task_id = register_cancellable(*holder, *core, control);
-  const TaskRegistration registration(*holder, *core, *control, *task_id);
+  const TaskRegistration registration(*holder, *core, *control, task_id);
   try {
     co_await std::move(work);
   } catch (const std::exception&) {
-    diagnostics diag;
-    const boost::system::error_code ec = detail::current_exception_error(diag, task_exceptions());
-    core->set_error(ec, std::move(diag));
+    fail_with_current_exception(*core);
   }
-  if (!core->ready()) {
-    diagnostics diag;
-    diag.message = "the operation's background task ended without a result";
-    core->set_error(make_error_code(errc::cancelled), diag);
-  }
+  fail_if_unsettled(*core);
 }
 
 // Choice: a deferred first poll waits at most this long for its start signal, so a result
@@ -122,17 +128,29 @@ void attach(PollRequest& request, ClientHolder& holder, const std::shared_ptr<Fu
 
 void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, asio::awaitable<void> work) {
   auto control = std::make_shared<TaskControl>();
-  const std::uint64_t task_id = register_cancellable(*holder, *core, control);
+  const std::uint64_t task_id = register_cancellable(*holder, *core, *control);
   auto executor = holder->executor();
   asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, task_id, std::move(work)),
                  asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
 }
 
-void spawn_task_from_any_thread(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                                std::shared_ptr<TaskControl> control, asio::awaitable<void> work) {
-  auto executor = holder->executor();
-  asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, std::nullopt, std::move(work)),
-                 asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
+void spawn_own_task(const asio::any_io_executor& executor, TaskControl& control, asio::awaitable<void> task) {
+  asio::co_spawn(executor, std::move(task), asio::bind_cancellation_slot(control.signal.slot(), asio::detached));
+}
+
+TaskScope::TaskScope(ClientHolder& holder, FutureCore& core, TaskControl& control)
+    : holder_(holder), core_(core), control_(control), task_id_(register_cancellable(holder, core, control)) {}
+
+TaskScope::~TaskScope() {
+  TaskRegistration::unregister(holder_, core_, control_, task_id_);
+}
+
+void TaskScope::fail_with_current_exception() {
+  futures::fail_with_current_exception(core_);
+}
+
+void TaskScope::finish() {
+  fail_if_unsettled(core_);
 }
 
 void spawn_poll(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, PollRequest request,

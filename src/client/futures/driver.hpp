@@ -75,11 +75,36 @@ class TaskControl {
 /// ServiceClient shutdown) reaches it through its cancellation slot. `work` must settle `core`.
 void spawn_task(std::shared_ptr<detail::ClientHolder> holder, std::shared_ptr<detail::FutureCore> core,
                 boost::asio::awaitable<void> work);
-/// The same with a control made by the caller, which `work` may also use to cancel itself
-/// (the sampling stuck detector emits its signal), callable from any thread: the task registers with the holder and
-/// installs the future's cancel hook once it runs on the io thread (inline when called there). For a task that hands
-/// out its future itself (a Future::cancel before that cannot happen).
-void spawn_task_from_any_thread(std::shared_ptr<detail::ClientHolder> holder, std::shared_ptr<detail::FutureCore> core,
-                                std::shared_ptr<TaskControl> control, boost::asio::awaitable<void> work);
+/// A background task that is its own outermost coroutine (the sampler's: no wrapper frame), with
+/// a control made by the caller, which the task may also use to cancel itself (the sampling stuck
+/// detector emits its signal). Callable from any thread. The task's first statement, on the io
+/// thread, must be a TaskScope: it registers there with the holder (ServiceClient shutdown
+/// cancels it) and installs the future's cancel hook. For a task that hands out its future
+/// itself (a Future::cancel before that cannot happen).
+void spawn_own_task(const boost::asio::any_io_executor& executor, TaskControl& control,
+                    boost::asio::awaitable<void> task);
+
+/// The registration of a task started by spawn_own_task, held in its frame. Its destructor takes
+/// the hooks back, also when the frame is destroyed without finishing (an io_context shut down
+/// with the task suspended): they point at the control, which goes with the frame.
+class TaskScope {
+ public:
+  TaskScope(detail::ClientHolder& holder, detail::FutureCore& core, TaskControl& control);
+  TaskScope(const TaskScope&) = delete;
+  TaskScope& operator=(const TaskScope&) = delete;
+  ~TaskScope();
+
+  /// In a catch block of the task: settles the core with what escaped (a co_await begun after a
+  /// cancellation is a cancellation, any other system error a connection failure).
+  void fail_with_current_exception();
+  /// The task's last statement: a task that ended without settling its core fails it.
+  void finish();
+
+ private:
+  detail::ClientHolder& holder_;
+  detail::FutureCore& core_;
+  TaskControl& control_;
+  std::uint64_t task_id_;
+};
 
 }  // namespace tinker::client::futures

@@ -80,59 +80,68 @@ void complete_caller(Handler<Future<T>>& handler, const asio::any_io_executor& i
 }
 
 // Layer 3's place, the submit, then (once the server accepted) the caller's completion with the
-// future and the wait for the result, all in one background task: no coroutine is spawned per
-// stage, and only this frame and the poll's stay allocated while the result is pending. The
-// caller's cancellation reaches the submit through the task's control until it completes.
+// future and the wait for the result, all in one background task that is its own outermost
+// coroutine: no coroutine is spawned per stage, and only this frame and the poll's stay allocated
+// while the result is pending. The caller's cancellation reaches the submit through the task's
+// control until it completes.
 template <class T>
 asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::shared_ptr<FutureCore> core,
                                   std::shared_ptr<TaskControl> control, SampleOperation op, SampleKind kind,
                                   diagnostics* diag_out, Handler<Future<T>> handler) {
-  const asio::any_io_executor io = s->holder->executor();
-  asio::cancellation_slot caller = handler.get_cancellation_slot();
-  if (caller.is_connected()) {
-    TaskControl* task = control.get();
-    caller.assign([task](asio::cancellation_type type) { task->signal.emit(type); });
-  }
-  UntypedAPIFuture ticket;
-  {
-    diagnostics diag;
-    error_code ec;
-    try {
-      const bool protobuf = !s->holder->options().json_bulk_paths;
-      // doc/protocol.md#layer-3-sampling: the server flag sample_no_retries makes sample() bypass layer 3
-      // (doc/sampling.md#sampling: compute_logprobs never does).
-      op.layer_three = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
-      op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
-      op.cost = &core->cost;
-      if (op.layer_three) {
-        op.slot = s->retry->try_enter();  // enter()'s coroutine frames only when it must wait
-        if (!op.slot.active()) op.slot = co_await s->retry->enter();
+  futures::TaskScope scope(*s->holder, *core, *control);
+  try {
+    const asio::any_io_executor io = s->holder->executor();
+    asio::cancellation_slot caller = handler.get_cancellation_slot();
+    if (caller.is_connected()) {
+      TaskControl* task = control.get();
+      caller.assign([task](asio::cancellation_type type) { task->signal.emit(type); });
+    }
+    UntypedAPIFuture ticket;
+    {
+      diagnostics diag;
+      error_code ec;
+      try {
+        const bool protobuf = !s->holder->options().json_bulk_paths;
+        // doc/protocol.md#layer-3-sampling: the server flag sample_no_retries makes sample() bypass layer 3
+        // (doc/sampling.md#sampling: compute_logprobs never does).
+        op.layer_three = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
+        op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
+        op.cost = &core->cost;
+        if (op.layer_three) {
+          op.slot = s->retry->try_enter();  // enter()'s coroutine frames only when it must wait
+          if (!op.slot.active()) op.slot = co_await s->retry->enter();
+        }
+        ec = co_await submit_sample(*s, op, *control, ticket, diag);
+      } catch (...) {
+        diag.clear();  // nothing of an earlier attempt
+        ec = detail::current_exception_error(diag);
       }
-      ec = co_await submit_sample(*s, op, *control, ticket, diag);
-    } catch (...) {
-      diag.clear();  // nothing of an earlier attempt
-      ec = detail::current_exception_error(diag);
+      if (ec) {
+        session::report_failure(*s->holder, ec, diag, /*session_end=*/true);
+        core->set_error(ec, diag);
+        co_return complete_caller<T>(handler, io, diag_out, diag, ec, Future<T>());
+      }
+      core->set_request_id(ticket.request_id);
+      core->cost.set_accepted(core->submitted());
+      complete_caller<T>(handler, io, diag_out, diag, error_code(), Future<T>(core));
     }
-    if (ec) {
-      session::report_failure(*s->holder, ec, diag, /*session_end=*/true);
-      core->set_error(ec, diag);
-      co_return complete_caller<T>(handler, io, diag_out, diag, ec, Future<T>());
-    }
-    core->set_request_id(ticket.request_id);
-    core->cost.set_accepted(core->submitted());
-    complete_caller<T>(handler, io, diag_out, diag, error_code(), Future<T>(core));
+    co_await sample_until_done(*s, core, *control, op, ticket);
+  } catch (const std::exception&) {
+    scope.fail_with_current_exception();
   }
-  co_await sample_until_done(*s, core, *control, op, ticket);
+  scope.finish();
 }
 
 template <class T>
 void spawn_sample(std::shared_ptr<const SamplingState> s, SampleOperation op, SampleKind kind, diagnostics* diag,
                   Handler<Future<T>> handler) {
-  auto holder = s->holder;
-  auto core = std::make_shared<FutureCore>(holder->executor(), std::string(), std::chrono::steady_clock::now());
+  const asio::any_io_executor executor = s->holder->executor();
+  auto core = std::make_shared<FutureCore>(executor, std::string(), std::chrono::steady_clock::now());
   auto control = std::make_shared<TaskControl>();
-  auto work = sample_task<T>(std::move(s), core, control, std::move(op), kind, diag, std::move(handler));
-  futures::spawn_task_from_any_thread(std::move(holder), std::move(core), std::move(control), std::move(work));
+  TaskControl& task_control = *control;  // owned by the task's frame from here on
+  futures::spawn_own_task(
+      executor, task_control,
+      sample_task<T>(std::move(s), std::move(core), std::move(control), std::move(op), kind, diag, std::move(handler)));
 }
 
 // The sampler's base model: known for one made from a base model, else GET /api/v1/samplers/{id}.
