@@ -7,6 +7,7 @@
 #include "types/exception_error.hpp"
 #include "wire/borrowed_runs.hpp"
 #include "wire/endpoint_paths.hpp"
+#include "wire/sample_body.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -298,7 +299,7 @@ awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& re
     // A sample body with a short prompt takes 300-500 bytes: one allocation, not three.
     std::string out;
     out.reserve(512);
-    append_json(request, out);
+    wire::append_sample_body(request, out);
     return out;
   };
   if (const auto ec = encode_body(encode, body, diag, l2.cost)) return refused_call(ec);
