@@ -93,62 +93,104 @@ http::Observer* event_observer(const http::HttpClient& client) noexcept {
   return observer != nullptr && observer->watches_events() ? observer : nullptr;
 }
 
+// What execute_with_retries does after an attempt: stop (its outcome is final), or send again
+// after `delay`. Decided by a plain function, so that its locals are not in the coroutine's frame.
+class Verdict {
+ public:
+  static Verdict done() { return Verdict(); }
+  static Verdict again(milliseconds delay, http::Observer* billing_pause_observer) {
+    Verdict verdict;
+    verdict.finished = false;
+    verdict.delay = delay;
+    verdict.billing_pause_observer = billing_pause_observer;
+    return verdict;
+  }
+
+  bool finished = true;
+  milliseconds delay{0};
+  http::Observer* billing_pause_observer = nullptr;  ///< told when a 402's pause is over
+};
+
+// Layer 2's decision after one attempt (doc/protocol.md#layer-2-calls): the answer accepted, or
+// refused as unreadable (sent for again, a few times), or a failure retried after a delay, or the
+// outcome final. `outcome` and `diag` are updated as the call's.
+Verdict judge_attempt(http::HttpClient& client, const http::Request& request, diagnostics& diag,
+                      const LayerTwoSettings& settings, CallOutcome& outcome,
+                      std::chrono::system_clock::time_point start, int& failures, int& unreadable) {
+  boost::system::error_code ec = std::get<0>(outcome);
+  if (!ec && settings.accept) {
+    diagnostics decode_diag;
+    ec = settings.accept(std::get<1>(outcome), decode_diag);
+    if (ec && is_unreadable(ec) && unreadable < max_unreadable_answers) {
+      const milliseconds delay = milliseconds(100) * (1 << unreadable++);
+      if (settings.warn) settings.warn(unreadable_line(request, decode_diag, unreadable, delay));
+      return Verdict::again(delay, nullptr);
+    }
+    if (ec) diag = std::move(decode_diag);
+    std::get<0>(outcome) = ec;
+    return Verdict::done();
+  }
+  if (!ec) diag.clear();  // details of an earlier, retried failure no longer apply
+  if (!ec || ec == errc::cancelled) return Verdict::done();
+  if (!settings.retry_failures) return Verdict::done();
+  if (ec == errc::conflict && settings.conflict_is_final) return Verdict::done();
+  const bool backpressure = ec == errc::rate_limited || ec == errc::payment_required;
+  if (backpressure && settings.return_backpressure) return Verdict::done();
+
+  std::optional<milliseconds> delay;
+  http::Clock& clock = client.clock();
+  if (ec == errc::payment_required && settings.billing != nullptr) {
+    delay = settings.billing->on_payment_required(clock.now(), settings.billing_max_pause);  // no attempt used
+  } else if (http::layer2_should_retry(ec)) {
+    const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.now() - start);
+    delay = http::layer2_delay(failures++, elapsed, client.options().retry);
+  }
+  if (!delay) return Verdict::done();
+  http::Observer* const observer = event_observer(client);
+  if (observer != nullptr) report_call_retry(*observer, request, outcome, *delay, failures + 1);
+  return Verdict::again(*delay, ec == errc::payment_required ? observer : nullptr);
+}
+
+// One attempt: the settings' own, else layer 1 on the call's request (no copy, no co_spawn, no
+// wrapper frame). Chosen here so that the coroutine has one co_await, and one awaited value in its
+// frame, for both (a conditional expression inside the coroutine is what GCC 12 miscompiles).
+asio::awaitable<CallOutcome> start_attempt(http::HttpClient& client, const http::Request& request, diagnostics& diag,
+                                           const LayerTwoSettings& settings) {
+  if (settings.attempt) return settings.attempt(client, request, diag);
+  return client.send(request, &diag);
+}
+
+void set_cancelled(CallOutcome& outcome) {
+  outcome = CallOutcome{make_error_code(errc::cancelled), http::Response()};
+}
+
 }  // namespace
 
+// One coroutine per call, holding one outcome: what does not suspend is in judge_attempt.
 asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request, diagnostics& diag,
                                                   LayerTwoSettings settings) {
   if (request.method != http::Method::get && request.idempotency_key.empty()) {
     request.idempotency_key = http::new_idempotency_key();
   }
-  http::Clock& clock = client.clock();
-  const RetryOptions& retry = client.options().retry;
-  const auto start = clock.now();
+  const auto start = client.clock().now();
   int failures = 0;
   int unreadable = 0;
+  CallOutcome outcome;
   for (;;) {
-    CallOutcome outcome;
-    if (settings.attempt) {
-      outcome = co_await settings.attempt(client, request, diag);
-    } else {
-      // Inside this coroutine, on its request (no copy, no co_spawn, no wrapper frame).
-      outcome = co_await client.send(request, &diag);
+    outcome = co_await start_attempt(client, request, diag, settings);
+    const Verdict verdict = judge_attempt(client, request, diag, settings, outcome, start, failures, unreadable);
+    if (verdict.finished) break;
+    const bool interrupted = static_cast<bool>(co_await http::sleep_for(client.clock(), verdict.delay));
+    if (verdict.billing_pause_observer != nullptr) {
+      report_billing_pause_over(*verdict.billing_pause_observer, request, verdict.delay);
     }
-    boost::system::error_code ec = std::get<0>(outcome);
-    if (!ec && settings.accept) {
-      diagnostics decode_diag;
-      ec = settings.accept(std::get<1>(outcome), decode_diag);
-      if (ec && is_unreadable(ec) && unreadable < max_unreadable_answers) {
-        const milliseconds delay = milliseconds(100) * (1 << unreadable++);
-        if (settings.warn) settings.warn(unreadable_line(request, decode_diag, unreadable, delay));
-        if (co_await http::sleep_for(clock, delay)) co_return CallOutcome{make_error_code(errc::cancelled), {}};
-        client.tally().note_retry();
-        continue;
-      }
-      if (ec) diag = std::move(decode_diag);
-      co_return CallOutcome{ec, std::move(std::get<1>(outcome))};
+    if (interrupted) {
+      set_cancelled(outcome);
+      break;
     }
-    if (!ec) diag.clear();  // details of an earlier, retried failure no longer apply
-    if (!ec || ec == errc::cancelled) co_return outcome;
-    if (!settings.retry_failures) co_return outcome;
-    if (ec == errc::conflict && settings.conflict_is_final) co_return outcome;
-    const bool backpressure = ec == errc::rate_limited || ec == errc::payment_required;
-    if (backpressure && settings.return_backpressure) co_return outcome;
-
-    std::optional<milliseconds> delay;
-    if (ec == errc::payment_required && settings.billing != nullptr) {
-      delay = settings.billing->on_payment_required(clock.now(), settings.billing_max_pause);  // no attempt used
-    } else if (http::layer2_should_retry(ec)) {
-      const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.now() - start);
-      delay = http::layer2_delay(failures++, elapsed, retry);
-    }
-    if (!delay) co_return outcome;
-    http::Observer* const observer = event_observer(client);
-    if (observer != nullptr) report_call_retry(*observer, request, outcome, *delay, failures + 1);
-    const auto sleep_error = co_await http::sleep_for(clock, *delay);
-    if (observer != nullptr && ec == errc::payment_required) report_billing_pause_over(*observer, request, *delay);
-    if (sleep_error) co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};
     client.tally().note_retry();
   }
+  co_return std::move(outcome);
 }
 
 }  // namespace tinker::api

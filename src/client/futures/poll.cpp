@@ -334,14 +334,7 @@ class PollLoop {
 namespace {
 
 // Out of line: locals of the poll coroutine take heap for as long as the result is pending.
-PollOutcome exception_outcome(const PollRequest& request, boost::system::error_code ec, diagnostics diag) {
-  PollOutcome outcome;
-  outcome.error = ec;
-  outcome.diag = std::move(diag);
-  outcome.diag.request_id = request.request_id;
-  outcome.diag.message = "waiting for future " + request.request_id + ": " + outcome.diag.message;
-  return outcome;
-}
+void fail_with_current_exception(const PollRequest& request, PollOutcome& outcome);
 
 void report_poll_retry(const PollRequest& request, boost::system::error_code ec, int status, const Step& step,
                        std::int64_t polls_sent) {
@@ -373,10 +366,20 @@ void report_poll_backoff_over(const PollRequest& request, std::chrono::steady_cl
   request.observer->backoff_ended(ended);
 }
 
+// What the loop does after an answer, without the outcome Step carries (which goes straight
+// into the caller's): the poll's frame holds this instead of a Step.
+class Move {
+ public:
+  Step::Action action = Step::Action::poll_again;
+  milliseconds delay{0};
+  bool backs_off = false;
+};
+
 // The loop's next step after an answer; a poll sent again after a failed or unreadable one is a retry
 // of layer 4 (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
-Step counted_step(http::RequestTally& tally, const PollRequest& request, const PollProgress& progress, PollLoop& loop,
-                  boost::system::error_code ec, http::Response&& response, diagnostics&& diag) {
+// A finishing step's outcome is moved to `outcome`.
+Move counted_step(http::RequestTally& tally, const PollRequest& request, const PollProgress& progress, PollLoop& loop,
+                  boost::system::error_code ec, http::Response&& response, diagnostics&& diag, PollOutcome& outcome) {
   const bool failed = ec && response.status != 408;  // a 408 says "not ready yet", as try_again does
   const int status = response.status;
   Step step = loop.on_answer(ec, std::move(response), std::move(diag));
@@ -384,7 +387,12 @@ Step counted_step(http::RequestTally& tally, const PollRequest& request, const P
     tally.note_retry();
     if (request.observer != nullptr) report_poll_retry(request, ec, status, step, progress.polls_sent);
   }
-  return step;
+  if (step.action == Step::Action::finish) outcome = std::move(step.outcome);
+  Move move;
+  move.action = step.action;
+  move.delay = step.delay;
+  move.backs_off = step.backs_off;
+  return move;
 }
 
 // Tells the observer (not null) how the poll ends.
@@ -394,11 +402,22 @@ void report_end(const PollRequest& request, const PollProgress& progress, http::
   report_state(request, progress, state, outcome.error, clock.now());
 }
 
-// The outcome of a poll that ends early (deadline, cancellation), told to the observer first.
-PollOutcome reported(const PollRequest& request, const PollProgress& progress, http::Clock& clock,
-                     PollOutcome outcome) {
-  if (request.observer != nullptr) report_end(request, progress, clock, outcome);
-  return outcome;
+// Ends a poll early (deadline, cancellation): `early` is what the loop says, told to the observer
+// first. Out of line, as the other helpers: a temporary in the coroutine would be frame.
+void end_early(const PollRequest& request, const PollProgress& progress, http::Clock& clock, PollOutcome early,
+               PollOutcome& outcome) {
+  if (request.observer != nullptr) report_end(request, progress, clock, early);
+  outcome = std::move(early);
+}
+
+void time_out(const PollRequest& request, const PollProgress& progress, http::Clock& clock, const PollLoop& loop,
+              PollOutcome& outcome) {
+  end_early(request, progress, clock, loop.timed_out(), outcome);
+}
+
+void cancel(const PollRequest& request, const PollProgress& progress, http::Clock& clock, const PollLoop& loop,
+            PollOutcome& outcome) {
+  end_early(request, progress, clock, loop.cancelled(), outcome);
 }
 
 // What escapes the poll loop: Asio throws operation_aborted from a co_await that starts after
@@ -411,26 +430,43 @@ detail::ExceptionMapping poll_exceptions() {
   return mapping;
 }
 
+void fail_with_current_exception(const PollRequest& request, PollOutcome& outcome) {
+  outcome = PollOutcome();  // nothing of a half-made outcome
+  diagnostics diag;
+  outcome.error = detail::current_exception_error(diag, poll_exceptions());
+  outcome.diag = std::move(diag);
+  outcome.diag.request_id = request.request_id;
+  outcome.diag.message = "waiting for future " + request.request_id + ": " + outcome.diag.message;
+}
+
 }  // namespace
 
-// One coroutine for the whole loop (each frame of a pending poll is heap held per request).
-asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest request) {
+// One coroutine for the whole loop (each frame of a pending poll is heap held per request), whose
+// outcome is the caller's. What does not suspend is in the helpers above: a temporary or a
+// local here takes frame, and a frame over 1 KiB misses both Asio's and glibc's per-thread caches.
+asio::awaitable<void> poll_future_into(http::HttpClient& client, PollRequest& request, PollOutcome& outcome) {
   PollProgress own_progress;  // in the frame: most polls share theirs with nobody
   PollProgress* const progress = request.progress ? request.progress.get() : &own_progress;
+  outcome = PollOutcome();
   try {
     PollLoop loop(request, *progress, client.clock(), client.options());
     if (request.observer != nullptr) report_state(request, *progress, FutureState::waiting, {}, client.clock().now());
     std::shared_ptr<async::BudgetReservation> reservation;
     for (;;) {
-      if (loop.deadline_passed()) co_return reported(request, *progress, client.clock(), loop.timed_out());
-      http::Request poll = loop.next_request();
-      diagnostics diag;
-      auto [ec, response] = co_await client.send(poll, &diag);
-      Step step = counted_step(client.tally(), request, *progress, loop, ec, std::move(response), std::move(diag));
-      if (step.action == Step::Action::finish) {
-        step.outcome.reservation = std::move(reservation);
-        if (request.observer != nullptr) report_end(request, *progress, client.clock(), step.outcome);
-        co_return std::move(step.outcome);
+      if (loop.deadline_passed()) {
+        time_out(request, *progress, client.clock(), loop, outcome);
+        break;
+      }
+      const http::Request poll = loop.next_request();
+      // The answer's diagnostics are written to the outcome's (no second set in the frame):
+      // counted_step takes them from there before it writes a finishing outcome.
+      auto [ec, response] = co_await client.send(poll, &outcome.diag);
+      const Move move = counted_step(client.tally(), request, *progress, loop, ec, std::move(response),
+                                     std::move(outcome.diag), outcome);
+      if (move.action == Step::Action::finish) {
+        outcome.reservation = std::move(reservation);
+        if (request.observer != nullptr) report_end(request, *progress, client.clock(), outcome);
+        break;
       }
       if (!reservation && progress->payload_size && request.response_budget != nullptr) {
         // complete_metadata: hold the announced bytes before fetching them (doc/protocol.md#futures,
@@ -439,19 +475,25 @@ asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest r
         co_await request.response_budget->acquire(bytes);
         reservation = std::make_shared<async::BudgetReservation>(*request.response_budget, bytes);
       }
-      if (step.action == Step::Action::sleep_then_poll) {
-        const milliseconds delay = loop.capped(step.delay);
+      if (move.action == Step::Action::sleep_then_poll) {
         const auto sleep_started = std::chrono::steady_clock::now();
-        const boost::system::error_code slept = co_await http::sleep_for(client.clock(), delay);
-        if (request.observer != nullptr && step.backs_off) report_poll_backoff_over(request, sleep_started);
-        if (slept) co_return reported(request, *progress, client.clock(), loop.cancelled());
+        const boost::system::error_code slept = co_await http::sleep_for(client.clock(), loop.capped(move.delay));
+        if (request.observer != nullptr && move.backs_off) report_poll_backoff_over(request, sleep_started);
+        if (slept) {
+          cancel(request, *progress, client.clock(), loop, outcome);
+          break;
+        }
       }
     }
   } catch (const std::exception&) {
-    diagnostics diag;
-    const boost::system::error_code ec = detail::current_exception_error(diag, poll_exceptions());
-    co_return exception_outcome(request, ec, std::move(diag));
+    fail_with_current_exception(request, outcome);
   }
+}
+
+asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest request) {
+  PollOutcome outcome;
+  co_await poll_future_into(client, request, outcome);
+  co_return outcome;
 }
 
 }  // namespace tinker::client::futures

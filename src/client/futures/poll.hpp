@@ -160,6 +160,11 @@ void write_poll_body(std::string& body, std::string_view request_id, bool allow_
 /// the connection of a poll in flight. `client` must outlive the operation.
 boost::asio::awaitable<PollOutcome> poll_future(http::HttpClient& client, PollRequest request);
 
+/// The same, with the request and the outcome in the caller's frame (both must outlive the
+/// awaitable): for a caller that awaits a poll per request it serves (the sampler), whose frame
+/// would otherwise hold a second outcome, and the poll's frame a copy of each.
+boost::asio::awaitable<void> poll_future_into(http::HttpClient& client, PollRequest& request, PollOutcome& outcome);
+
 /// The outcome of several futures awaited together.
 class CombinedOutcome {
  public:

@@ -121,14 +121,6 @@ namespace {
 // The helpers below keep locals out of sample_until_done's frame: that frame (and the poll's)
 // stays allocated for as long as a result is pending, so its size is heap per request.
 
-asio::awaitable<futures::PollOutcome> start_poll(const SamplingState& s, const SampleOperation& op,
-                                                 const UntypedAPIFuture& ticket,
-                                                 const std::shared_ptr<FutureCore>& core) {
-  futures::PollRequest poll = sample_poll_request(s, op, ticket);
-  attach(poll, *s.holder, core);
-  return futures::poll_future(s.holder->http(), std::move(poll));
-}
-
 // A sample that fails for good is a public call's failure (doc/protocol.md#telemetry).
 void fail_sample(const SamplingState& s, FutureCore& core, error_code ec, diagnostics diag) {
   session::report_failure(*s.holder, ec, diag, /*session_end=*/true);
@@ -184,7 +176,9 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
     {
       SampleRetryHandler::Watch watch;
       if (op.layer_three) retry.watch(watch, control.signal);
-      outcome = co_await start_poll(s, op, ticket, core);
+      futures::PollRequest poll = sample_poll_request(s, op, ticket);
+      attach(poll, *s.holder, core);
+      co_await futures::poll_future_into(s.holder->http(), poll, outcome);
       if (watch.stuck()) co_return fail_stuck(s, *core);
     }
     const bool again =
