@@ -71,6 +71,9 @@ class FutureCore : public std::enable_shared_from_this<FutureCore> {
   boost::asio::awaitable<void> wait_for_start(std::chrono::milliseconds fallback);
   /// Lets a deferred producer go; any thread, idempotent. Every wait calls it.
   void start();
+  /// For a producer that never defers (the sampler polls at once): start() then has nothing to
+  /// wake and posts nothing. Before the core is shared.
+  void mark_started() noexcept { start_requested_ = true; }
 
  private:
   class Waiter {

@@ -137,6 +137,7 @@ void spawn_sample(std::shared_ptr<const SamplingState> s, SampleOperation op, Sa
                   Handler<Future<T>> handler) {
   const asio::any_io_executor executor = s->holder->executor();
   auto core = std::make_shared<FutureCore>(executor, std::string(), std::chrono::steady_clock::now());
+  core->mark_started();  // its poll starts as soon as the server accepted it
   auto control = std::make_shared<TaskControl>();
   TaskControl& task_control = *control;  // owned by the task's frame from here on
   futures::spawn_own_task(
