@@ -40,53 +40,16 @@ detail::ExceptionMapping task_exceptions() {
   return mapping;
 }
 
-// Takes the task's hooks back when its coroutine ends, also when the frame is destroyed
-// without finishing (an io_context shut down with the task suspended): they point at the
-// control, which goes with the frame.
-class TaskRegistration {
- public:
-  TaskRegistration(ClientHolder& holder, FutureCore& core, TaskControl& control, std::uint64_t task_id)
-      : holder_(holder), core_(core), control_(control), task_id_(task_id) {}
-  TaskRegistration(const TaskRegistration&) = delete;
-  TaskRegistration& operator=(const TaskRegistration&) = delete;
-  ~TaskRegistration() { unregister(holder_, core_, control_, task_id_); }
-
-  static void unregister(ClientHolder& holder, FutureCore& core, TaskControl& control, std::uint64_t task_id) {
-    control.finished = true;
-    core.set_cancel_hook(nullptr);  // settle() dropped it already, unless the task never finished
-    holder.unregister_task(task_id);
-  }
-
- private:
-  ClientHolder& holder_;
-  FutureCore& core_;
-  TaskControl& control_;
-  std::uint64_t task_id_;
-};
-
-void fail_with_current_exception(FutureCore& core) {
-  diagnostics diag;
-  const boost::system::error_code ec = detail::current_exception_error(diag, task_exceptions());
-  core.set_error(ec, std::move(diag));
-}
-
-void fail_if_unsettled(FutureCore& core) {
-  if (core.ready()) return;
-  diagnostics diag;
-  diag.message = "the operation's background task ended without a result";
-  core.set_error(make_error_code(errc::cancelled), diag);
-}
-
 asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
                                std::shared_ptr<TaskControl> control, std::uint64_t task_id,
                                asio::awaitable<void> work) {
-  const TaskRegistration registration(*holder, *core, *control, task_id);
+  TaskScope scope(*holder, *core, *control, task_id);
   try {
     co_await std::move(work);
   } catch (const std::exception&) {
-    fail_with_current_exception(*core);
+    scope.fail_with_current_exception();
   }
-  fail_if_unsettled(*core);
+  scope.finish();
 }
 
 // Choice: a deferred first poll waits at most this long for its start signal, so a result
@@ -141,16 +104,29 @@ void spawn_own_task(const asio::any_io_executor& executor, TaskControl& control,
 TaskScope::TaskScope(ClientHolder& holder, FutureCore& core, TaskControl& control)
     : holder_(holder), core_(core), control_(control), task_id_(register_cancellable(holder, core, control)) {}
 
+TaskScope::TaskScope(ClientHolder& holder, FutureCore& core, TaskControl& control, std::uint64_t task_id)
+    : holder_(holder), core_(core), control_(control), task_id_(task_id) {}
+
+// Takes the task's hooks back when its coroutine ends, also when the frame is destroyed without
+// finishing (an io_context shut down with the task suspended): they point at the control, which
+// goes with the frame.
 TaskScope::~TaskScope() {
-  TaskRegistration::unregister(holder_, core_, control_, task_id_);
+  control_.finished = true;
+  core_.set_cancel_hook(nullptr);  // settle() dropped it already, unless the task never finished
+  holder_.unregister_task(task_id_);
 }
 
 void TaskScope::fail_with_current_exception() {
-  futures::fail_with_current_exception(core_);
+  diagnostics diag;
+  const boost::system::error_code ec = detail::current_exception_error(diag, task_exceptions());
+  core_.set_error(ec, std::move(diag));
 }
 
 void TaskScope::finish() {
-  fail_if_unsettled(core_);
+  if (core_.ready()) return;
+  diagnostics diag;
+  diag.message = "the operation's background task ended without a result";
+  core_.set_error(make_error_code(errc::cancelled), diag);
 }
 
 void spawn_poll(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, PollRequest request,

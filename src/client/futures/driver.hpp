@@ -84,12 +84,16 @@ void spawn_task(std::shared_ptr<detail::ClientHolder> holder, std::shared_ptr<de
 void spawn_own_task(const boost::asio::any_io_executor& executor, TaskControl& control,
                     boost::asio::awaitable<void> task);
 
-/// The registration of a task started by spawn_own_task, held in its frame. Its destructor takes
+/// The registration of a background task, held in its frame (spawn_own_task's task makes it;
+/// spawn_task's wrapper holds one for the work it runs). Its destructor takes
 /// the hooks back, also when the frame is destroyed without finishing (an io_context shut down
 /// with the task suspended): they point at the control, which goes with the frame.
 class TaskScope {
  public:
+  /// Registers the task (io thread).
   TaskScope(detail::ClientHolder& holder, detail::FutureCore& core, TaskControl& control);
+  /// Takes over the registration `task_id` that spawn_task made before the task started.
+  TaskScope(detail::ClientHolder& holder, detail::FutureCore& core, TaskControl& control, std::uint64_t task_id);
   TaskScope(const TaskScope&) = delete;
   TaskScope& operator=(const TaskScope&) = delete;
   ~TaskScope();
