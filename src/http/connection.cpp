@@ -247,7 +247,6 @@ asio::awaitable<void> exchange_on(Stream& stream, Connection& connection, const 
   }
   result.reusable = parser.keep_alive();
   if (result.response.body.size() >= large_answer_read) connection.carries_large_answers = true;
-  co_return;
 }
 
 }  // namespace

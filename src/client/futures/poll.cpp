@@ -30,11 +30,20 @@ constexpr milliseconds unreadable_backoff_base{100};
 constexpr seconds max_backoff{30};
 constexpr seconds warning_interval{60};
 
-// What to do after one answer.
-class Step {
+// What the loop does after an answer, without the outcome: what the poll's frame holds (the
+// outcome goes straight into the caller's).
+class Move {
  public:
   enum class Action { finish, poll_again, sleep_then_poll };
 
+  Action action = Action::poll_again;
+  milliseconds delay{0};
+  bool backs_off = false;  ///< the sleep is a 429's back-off
+};
+
+// What to do after one answer.
+class Step : public Move {
+ public:
   static Step finish(PollOutcome outcome) {
     Step step;
     step.action = Action::finish;
@@ -49,10 +58,7 @@ class Step {
     return step;
   }
 
-  Action action = Action::poll_again;
-  milliseconds delay{0};
   bool asks_again_after_unreadable = false;  ///< a 2xx answer that could not be read: counted as a retry
-  bool backs_off = false;                    ///< the sleep is a 429's back-off
   PollOutcome outcome;
 };
 
@@ -366,15 +372,6 @@ void report_poll_backoff_over(const PollRequest& request, std::chrono::steady_cl
   request.observer->backoff_ended(ended);
 }
 
-// What the loop does after an answer, without the outcome Step carries (which goes straight
-// into the caller's): the poll's frame holds this instead of a Step.
-class Move {
- public:
-  Step::Action action = Step::Action::poll_again;
-  milliseconds delay{0};
-  bool backs_off = false;
-};
-
 // The loop's next step after an answer; a poll sent again after a failed or unreadable one is a retry
 // of layer 4 (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
 // A finishing step's outcome is moved to `outcome`.
@@ -388,11 +385,7 @@ Move counted_step(http::RequestTally& tally, const PollRequest& request, const P
     if (request.observer != nullptr) report_poll_retry(request, ec, status, step, progress.polls_sent);
   }
   if (step.action == Step::Action::finish) outcome = std::move(step.outcome);
-  Move move;
-  move.action = step.action;
-  move.delay = step.delay;
-  move.backs_off = step.backs_off;
-  return move;
+  return static_cast<const Move&>(step);
 }
 
 // Tells the observer (not null) how the poll ends.
