@@ -12,6 +12,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -62,7 +63,10 @@ LocalServer& local_server() {
 }
 
 // A blocking loopback connection with 5 s send and receive timeouts (a hang fails the input through
-// libFuzzer's -timeout instead of blocking forever).
+// libFuzzer's -timeout instead of blocking forever). libFuzzer's timeout check is a SIGALRM every
+// -timeout/2 + 1 s, and a socket call with SO_RCVTIMEO/SO_SNDTIMEO fails with EINTR when a signal
+// arrives, whatever SA_RESTART says: every call here retries on EINTR. (Without it, a health check
+// that read nothing failed the run within a minute or two of fuzzing.)
 class Connection {
  public:
   explicit Connection(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
@@ -74,7 +78,8 @@ class Connection {
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 &&
+        !(errno == EINTR && finish_interrupted_connect())) {
       property_failed("cannot connect to tinker-local");
     }
   }
@@ -86,6 +91,7 @@ class Connection {
   void send_all(std::string_view bytes) {
     while (!bytes.empty()) {
       const ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (sent < 0 && errno == EINTR) continue;
       if (sent <= 0) return;
       bytes.remove_prefix(static_cast<std::size_t>(sent));
     }
@@ -97,6 +103,7 @@ class Connection {
     char buffer[16384];
     for (;;) {
       const ssize_t got = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (got < 0 && errno == EINTR) continue;
       if (got == 0) return true;
       if (got < 0) return errno == ECONNRESET;
       out.append(buffer, static_cast<std::size_t>(got));
@@ -104,6 +111,18 @@ class Connection {
   }
 
  private:
+  // A connect interrupted by a signal goes on in the background: wait for it like a non-blocking one.
+  bool finish_interrupted_connect() {
+    pollfd waiting{fd_, POLLOUT, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&waiting, 1, 5000);
+    } while (ready < 0 && errno == EINTR);
+    int error = 0;
+    socklen_t length = sizeof error;
+    return ready == 1 && ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0;
+  }
+
   int fd_;
 };
 
