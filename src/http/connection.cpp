@@ -24,6 +24,7 @@
 #include <array>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -187,6 +188,85 @@ std::size_t send_now(tcp::socket& socket, RequestBuffers buffers, boost::system:
   return ec ? 0 : sent;
 }
 
+// Where an exchange's bytes go: the socket itself for a plain connection (no basic_stream layer
+// in between), the TLS stream for a TLS one.
+template <class Stream>
+auto& transport_of(Stream& stream, beast::tcp_stream& tcp) {
+  if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+    return tcp.socket();
+  } else {
+    return stream;
+  }
+}
+
+// Room for the next read, as Beast's HTTP read makes it (at least 512 bytes, at most 64 KiB).
+std::optional<asio::mutable_buffer> read_space(beast::flat_buffer& buffer, boost::system::error_code& ec) {
+  const std::size_t size = beast::read_size(buffer, large_answer_read);
+  if (size != 0) {
+    try {
+      return buffer.prepare(size);
+    } catch (const std::length_error&) {
+    }
+  }
+  ec = bhttp::error::buffer_overflow;
+  return std::nullopt;
+}
+
+// Feeds the parser what the buffer holds. True while the response needs more bytes.
+bool parse_buffered(beast::flat_buffer& buffer, ResponseReader& parser, boost::system::error_code& ec) {
+  while (!parser.is_done() && buffer.size() != 0) {
+    const std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == bhttp::error::need_more) {
+      ec.clear();
+      return true;
+    }
+    if (ec) return false;
+  }
+  return !parser.is_done();
+}
+
+// What one read brought: parses it, or turns the end of the stream into the end of the response
+// (a response without a length ends with the connection) or into an error.
+bool take_read(beast::flat_buffer& buffer, ResponseReader& parser, std::size_t bytes, boost::system::error_code& ec,
+               const ExchangeDeadline& deadline) {
+  buffer.commit(bytes);
+  if (ec == asio::error::eof) {
+    ec.clear();
+    if (!parser.got_some())
+      ec = bhttp::error::end_of_stream;
+    else
+      parser.put_eof(ec);
+    return false;
+  }
+  if (ec == asio::error::operation_aborted && deadline.expired()) ec = beast::error::timeout;
+  if (ec) return false;
+  return parse_buffered(buffer, parser, ec);
+}
+
+void fail_read(ExchangeResult& result, const ResponseReader& parser, const boost::system::error_code& read_error,
+               ExchangeLimits limits) {
+  result.nothing_received = !parser.got_some();
+  result.response = Response();  // status 0: no (complete) response
+  if (read_error == bhttp::error::body_limit || read_error == bhttp::error::header_limit ||
+      read_error == bhttp::error::buffer_overflow) {
+    result.error = make_error_code(errc::response_too_large);
+    result.reason = "the response is larger than the limit (" + std::to_string(limits.max_body) + " bytes of body, " +
+                    std::to_string(limits.max_header) + " of headers)";
+  } else if (read_error == bhttp::error::partial_message || (!result.nothing_received && !parser.is_done())) {
+    result.error = make_error_code(errc::connection_failed);
+    result.reason = "the connection closed in the middle of the response (truncated)";
+  } else {
+    result.error = transport_error(read_error);
+    result.reason = "reading the response failed: " + read_error.message();
+  }
+}
+
+// One exchange. The response is read with the stream's own reads and Beast's parser, not with
+// http::async_read: its three layers of composed operations move the executor and a work guard
+// through every read (a fifth of the client's instructions per sample). The time limit is the
+// connection's lazily armed deadline (exchange_deadline.hpp), not basic_stream's per-operation
+// timer.
 template <class Stream>
 asio::awaitable<void> exchange_on(Stream& stream, Connection& connection, const WireRequest& request,
                                   ExchangeLimits limits, ExchangeResult& result) {
@@ -195,54 +275,56 @@ asio::awaitable<void> exchange_on(Stream& stream, Connection& connection, const 
   const RequestBuffers buffers = request_buffers(connection, request);
 
   beast::tcp_stream& tcp = connection.tcp();
+  auto& transport = transport_of(stream, tcp);
+  ExchangeDeadline& deadline = connection.deadline;
   boost::system::error_code write_error;
   std::size_t sent = 0;
   if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
     sent = send_now(tcp.socket(), buffers, write_error);  // TLS records go through the TLS stream
   }
   if (!write_error && sent < asio::buffer_size(buffers)) {
-    tcp.expires_after(limits.timeout);
+    deadline.start(tcp.socket(), limits.timeout);
     beast::buffers_suffix<RequestBuffers> unsent(buffers);
     unsent.consume(sent);
-    auto [async_error, written] = co_await asio::async_write(stream, unsent, as_tuple_awaitable);
+    auto [async_error, written] = co_await asio::async_write(transport, unsent, as_tuple_awaitable);
     (void)written;
-    write_error = async_error;
+    write_error =
+        async_error == asio::error::operation_aborted && deadline.expired() ? beast::error::timeout : async_error;
   }
   if (write_error) {
+    deadline.stop();
     result.error = transport_error(write_error);
     result.reason = "sending the request failed: " + write_error.message();
     result.nothing_received = true;
     co_return;
   }
 
-  // Beast reads as much at a time as the buffer has room for (at least 512 bytes, at most
+  // Beast's reads ask for as much as the buffer has room for (at least 512 bytes, at most
   // 64 KiB), and the body does not stay in the buffer, so a small buffer reads a megabyte of
-  // training result in thousands of reads, each with its timer and handler. A connection that has
+  // training result in thousands of reads, each with its handler. A connection that has
   // carried a large answer keeps room for the largest reads; the others stay small (one buffer
   // per connection, and a sampler may hold hundreds).
   if (connection.carries_large_answers) connection.buffer.reserve(large_answer_read);
   ResponseReader parser(result.response);
+  parser.eager(true);
   parser.body_limit(limits.max_body);
   parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header, UINT32_MAX)));
-  tcp.expires_after(limits.timeout);
-  auto [read_error, read] = co_await bhttp::async_read(stream, connection.buffer, parser, as_tuple_awaitable);
-  (void)read;
-  tcp.expires_never();
-  if (read_error) {
-    result.nothing_received = !parser.got_some();
-    result.response = Response();  // status 0: no (complete) response
-    if (read_error == bhttp::error::body_limit || read_error == bhttp::error::header_limit ||
-        read_error == bhttp::error::buffer_overflow) {
-      result.error = make_error_code(errc::response_too_large);
-      result.reason = "the response is larger than the limit (" + std::to_string(limits.max_body) + " bytes of body, " +
-                      std::to_string(limits.max_header) + " of headers)";
-    } else if (read_error == bhttp::error::partial_message || (!result.nothing_received && !parser.is_done())) {
-      result.error = make_error_code(errc::connection_failed);
-      result.reason = "the connection closed in the middle of the response (truncated)";
-    } else {
-      result.error = transport_error(read_error);
-      result.reason = "reading the response failed: " + read_error.message();
+  deadline.start(tcp.socket(), limits.timeout);
+  boost::system::error_code read_error;
+  for (bool more = parse_buffered(connection.buffer, parser, read_error); more;) {
+    const std::optional<asio::mutable_buffer> space = read_space(connection.buffer, read_error);
+    if (!space) break;
+    if (deadline.expired()) {  // it passed while the last read's completion waited to run
+      read_error = beast::error::timeout;
+      break;
     }
+    auto [ec, bytes] = co_await transport.async_read_some(*space, as_tuple_awaitable);
+    read_error = ec;
+    more = take_read(connection.buffer, parser, bytes, read_error, deadline);
+  }
+  deadline.stop();
+  if (read_error) {
+    fail_read(result, parser, read_error, limits);
     co_return;
   }
   result.reusable = parser.keep_alive();

@@ -3,6 +3,7 @@
 // OpenSSL: include only from src/http/*.cpp.
 #pragma once
 
+#include "http/exchange_deadline.hpp"
 #include "http/pool.hpp"
 #include "http/tls.hpp"
 
@@ -24,8 +25,8 @@ namespace tinker::http {
 /// applies, TLS handshake done).
 class Connection final : public PooledConnection {
  public:
-  explicit Connection(boost::beast::tcp_stream&& plain) : plain_(std::move(plain)) {}
-  explicit Connection(std::unique_ptr<TlsStream> tls) : tls_(std::move(tls)) {}
+  explicit Connection(boost::beast::tcp_stream&& plain) : deadline(plain.get_executor()), plain_(std::move(plain)) {}
+  explicit Connection(std::unique_ptr<TlsStream> tls) : deadline(tls->get_executor()), tls_(std::move(tls)) {}
 
   void close() noexcept override {
     boost::system::error_code ignored;
@@ -37,6 +38,8 @@ class Connection final : public PooledConnection {
   TlsStream* tls() { return tls_.get(); }
   boost::beast::tcp_stream* plain() { return plain_ ? &*plain_ : nullptr; }
 
+  /// The time limit of the exchange in progress (exchange_on; connect uses the stream's own).
+  ExchangeDeadline deadline;
   boost::beast::flat_buffer buffer;
   std::string head;  ///< request line and headers of the current exchange, reused
   /// The buffers of the current exchange: head and body, or head and a gathered body's pieces.

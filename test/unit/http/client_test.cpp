@@ -329,6 +329,51 @@ TEST_F(ClientTest, ReadTimeout) {
   EXPECT_FALSE(result.diag.message.empty());
 }
 
+// The connection keeps one lazily armed timer across its exchanges: a short timeout after a long
+// one on the same connection must still fire on time, and the long one's timer must not cut the
+// connection while it sits in the pool.
+TEST_F(ClientTest, ReadTimeoutShorterThanTheLastOneOnTheSameConnection) {
+  ScriptedServer server;
+  server.push(ScriptedResponse(200, "{}"));
+  ScriptedResponse silent;
+  silent.no_response = true;
+  server.push(silent);
+  ClientOptions options = options_for(server);
+  options.retry.max_retries = 0;
+  make_client(options);
+  Request first = post("/x");
+  first.timeout = milliseconds(30000);
+  const Result answered = send(first);
+  ASSERT_FALSE(answered.ec) << answered.diag.message;
+  Request second = post("/x");
+  second.timeout = milliseconds(100);
+  const auto start = std::chrono::steady_clock::now();
+  const Result result = send(second);
+  EXPECT_EQ(result.ec, make_error_code(errc::timeout)) << result.diag.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(server.connections_accepted(), 1u);
+}
+
+TEST_F(ClientTest, AnExpiredTimeoutOfAFinishedExchangeSparesTheNextOne) {
+  ScriptedServer server;
+  server.push(ScriptedResponse(200, "{}"));
+  ScriptedResponse slow(200, "{}");
+  slow.delay = milliseconds(150);
+  server.push(slow);
+  ClientOptions options = options_for(server);
+  options.retry.max_retries = 0;
+  make_client(options);
+  Request first = post("/x");
+  first.timeout = milliseconds(100);  // its timer wakes during the second exchange
+  ASSERT_FALSE(send(first).ec);
+  Request second = post("/x");
+  second.timeout = milliseconds(2000);
+  const Result result = send(second);
+  EXPECT_FALSE(result.ec) << result.diag.message;
+  EXPECT_EQ(result.response.status, 200);
+  EXPECT_EQ(server.connections_accepted(), 1u);
+}
+
 TEST_F(ClientTest, ConnectTimeout) {
   // A listener whose backlog is full drops further SYNs, so connecting hangs.
   asio::io_context other;
@@ -640,6 +685,25 @@ TEST_F(ClientTest, TlsPeerIsVerifiedByDefault) {
   const Result accepted = send(post("/x"));
   EXPECT_FALSE(accepted.ec) << accepted.diag.message;
   EXPECT_EQ(server.request_count(), 1u);
+}
+
+TEST_F(ClientTest, ReadTimeoutOverTls) {
+  ScriptedServerOptions server_options;
+  server_options.tls = true;
+  ScriptedServer server(server_options);
+  ScriptedResponse silent;
+  silent.no_response = true;
+  server.push(silent);
+  ClientOptions options = options_for(server);
+  options.tls.ca_file = server.ca_file();
+  options.retry.max_retries = 0;
+  make_client(options);
+  Request request = post("/x");
+  request.timeout = milliseconds(100);
+  const auto start = std::chrono::steady_clock::now();
+  const Result result = send(request);
+  EXPECT_EQ(result.ec, make_error_code(errc::timeout)) << result.diag.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST_F(ClientTest, TlsHostNameMismatchIsRefused) {
