@@ -94,6 +94,9 @@ class WireRequest {
 /// Appends "Name: value\r\n". Callers check is_safe_header first.
 void append_header_line(std::string& out, std::string_view name, std::string_view value);
 
+/// Writes "Name: value\r\n" at `out` (room for name, value and 4 more); returns the end.
+char* write_header_line(char* out, std::string_view name, std::string_view value) noexcept;
+
 /// False if the header could inject lines: a name with CR, LF, ':' or nothing in it, or a value
 /// with CR or LF.
 bool is_safe_header(std::string_view name, std::string_view value) noexcept;

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +29,20 @@ std::string join_path(std::string_view base_path, std::string_view request_path)
 bool is_absolute_url(std::string_view path) noexcept;
 
 /// Whole seconds ("60"), or seconds with three decimals ("2.500"): the value of
-/// x-stainless-read-timeout.
+/// x-stainless-read-timeout. A negative duration reads "0".
 std::string seconds_text(std::chrono::milliseconds duration);
+
+/// The most characters seconds_text writes.
+inline constexpr std::size_t seconds_text_max = 24;
+
+/// Writes seconds_text(duration) at `out` (room for seconds_text_max); returns the end.
+char* write_seconds_text(char* out, std::chrono::milliseconds duration) noexcept;
+
+/// Copies `text` to `out`; returns the end. For writers that sized their buffer beforehand.
+inline char* copy_text(char* out, std::string_view text) noexcept {
+  if (!text.empty()) std::memcpy(out, text.data(), text.size());
+  return out + text.size();
+}
 
 /// The lines every request to one origin starts with: Host, the standard headers, and X-API-Key
 /// when `credential` is not empty. Formatted once per origin (and again when the credential
@@ -47,6 +60,10 @@ void check_call_headers(const CallHeaders& call);
 /// extra headers. Nothing for a CallHeaders without a request. Checks nothing (check_call_headers
 /// did): it runs for every attempt, writing into the connection's head buffer.
 void append_call_header_lines(std::string& out, const CallHeaders& call);
+
+/// The same lines written at `out`, which has room for call_header_lines_size(call) bytes;
+/// returns the end (the request head is written in one pass, connection.cpp).
+char* write_call_header_lines(char* out, const CallHeaders& call) noexcept;
 
 /// At least the size of what append_call_header_lines appends (to reserve it in one piece).
 std::size_t call_header_lines_size(const CallHeaders& call) noexcept;

@@ -34,6 +34,10 @@ TEST(HttpRequestAssembly, SecondsText) {
   EXPECT_EQ(seconds_text(milliseconds(2500)), "2.500");
   EXPECT_EQ(seconds_text(milliseconds(1007)), "1.007");
   EXPECT_EQ(seconds_text(milliseconds(250)), "0.250");
+  EXPECT_EQ(seconds_text(milliseconds(-1500)), "0");
+  const std::string longest = seconds_text(milliseconds::max());
+  EXPECT_EQ(longest, "9223372036854775.807");
+  EXPECT_LE(longest.size(), seconds_text_max);
 }
 
 TEST(HttpRequestAssembly, OriginLinesStartWithHostAndEndWithTheCredential) {
