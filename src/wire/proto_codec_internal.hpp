@@ -135,5 +135,18 @@ std::string encode_output(const ForwardBackwardOutput& output);
 ForwardBackwardOutput decode_output(std::string_view bytes);
 std::string encode_sample(const SampleResponse& response);
 SampleResponse decode_sample(std::string_view bytes);
+/// One SampledSequence from its fields (`path` names it in errors).
+SampledSequence decode_sequence(int stop_reason, std::string_view tokens, std::string_view logprobs, const Path& path);
+/// SampleResponse.prompt_logprobs: float32 values, NaN for a position without one.
+std::vector<std::optional<float>> decode_prompt_logprobs(std::string_view bytes);
+/// decode_sample through the generated libprotobuf parser: what decode_sample does for any message
+/// decode_plain_sample leaves alone (and the reference its tests compare against).
+SampleResponse decode_sample_with_libprotobuf(std::string_view bytes);
+/// The usual sample result read straight from the wire format (proto_sample_reader.cpp): true and
+/// `out` filled when `bytes` holds only sequences, prompt logprobs, the cache-hit count and unknown
+/// fields in their plain forms; false, `out` untouched, for anything else (top-k logprobs, groups,
+/// a known field in an unexpected wire type, a 10-byte varint, malformed bytes), which
+/// libprotobuf then decodes or refuses. Throws the same decode errors as decode_sample.
+bool decode_plain_sample(std::string_view bytes, SampleResponse& out);
 
 }  // namespace tinker::wire::proto

@@ -67,29 +67,6 @@ void encode_topk(const std::vector<std::optional<std::vector<TopkEntry>>>& rows,
 
 // ---- decode --------------------------------------------------------------------------------
 
-SampledSequence decode_sequence(const pb::SampledSequence& sequence, const Path& path) {
-  SampledSequence out;
-  switch (static_cast<int>(sequence.stop_reason())) {
-    case pb::STOP_REASON_STOP: out.stop_reason = StopReason::stop; break;
-    case pb::STOP_REASON_LENGTH: out.stop_reason = StopReason::length; break;
-    default:
-      decode_fail(path.child("stop_reason"),
-                  "unknown stop reason " + std::to_string(static_cast<int>(sequence.stop_reason())));
-  }
-  out.tokens = read_le<TokenId>(sequence.tokens(), path.child("tokens"));
-  if (!sequence.logprobs().empty()) out.logprobs = read_le<float>(sequence.logprobs(), path.child("logprobs"));
-  return out;
-}
-
-std::vector<std::optional<float>> decode_prompt_logprobs(std::string_view bytes) {
-  const std::vector<float> values = read_le<float>(bytes, Path("prompt_logprobs"));
-  std::vector<std::optional<float>> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!std::isnan(values[i])) out[i] = values[i];
-  }
-  return out;
-}
-
 std::vector<std::optional<std::vector<TopkEntry>>> decode_topk(const pb::TopkPromptLogprobs& topk) {
   const Path path("topk_prompt_logprobs");
   const std::uint64_t n = topk.prompt_length();
@@ -122,6 +99,27 @@ std::vector<std::optional<std::vector<TopkEntry>>> decode_topk(const pb::TopkPro
 
 }  // namespace
 
+SampledSequence decode_sequence(int stop_reason, std::string_view tokens, std::string_view logprobs, const Path& path) {
+  SampledSequence out;
+  switch (stop_reason) {
+    case pb::STOP_REASON_STOP: out.stop_reason = StopReason::stop; break;
+    case pb::STOP_REASON_LENGTH: out.stop_reason = StopReason::length; break;
+    default: decode_fail(path.child("stop_reason"), "unknown stop reason " + std::to_string(stop_reason));
+  }
+  out.tokens = read_le<TokenId>(tokens, path.child("tokens"));
+  if (!logprobs.empty()) out.logprobs = read_le<float>(logprobs, path.child("logprobs"));
+  return out;
+}
+
+std::vector<std::optional<float>> decode_prompt_logprobs(std::string_view bytes) {
+  const std::vector<float> values = read_le<float>(bytes, Path("prompt_logprobs"));
+  std::vector<std::optional<float>> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isnan(values[i])) out[i] = values[i];
+  }
+  return out;
+}
+
 std::string encode_sample(const SampleResponse& response) {
   Arena arena(arena_options());
   auto* msg = Arena::CreateMessage<pb::SampleResponse>(&arena);
@@ -133,7 +131,7 @@ std::string encode_sample(const SampleResponse& response) {
   return serialize(*msg, "SampleResponse");
 }
 
-SampleResponse decode_sample(std::string_view bytes) {
+SampleResponse decode_sample_with_libprotobuf(std::string_view bytes) {
   // A sample result is usually small: its message starts in a block on the stack, and only a
   // large one makes the arena take blocks from the heap (a 16 KiB first block cost more than
   // the decoding: a large malloc consolidates the allocator's fast bins).
@@ -148,7 +146,9 @@ SampleResponse decode_sample(std::string_view bytes) {
   SampleResponse out;
   out.sequences.reserve(static_cast<std::size_t>(msg->sequences_size()));
   for (int i = 0; i < msg->sequences_size(); ++i) {
-    out.sequences.push_back(decode_sequence(msg->sequences(i), Path("sequences", i)));
+    const pb::SampledSequence& sequence = msg->sequences(i);
+    out.sequences.push_back(decode_sequence(static_cast<int>(sequence.stop_reason()), sequence.tokens(),
+                                            sequence.logprobs(), Path("sequences", i)));
   }
   // Empty bytes mean "not requested", exactly like an absent field.
   if (!msg->prompt_logprobs().empty()) out.prompt_logprobs = decode_prompt_logprobs(msg->prompt_logprobs());
@@ -158,6 +158,12 @@ SampleResponse decode_sample(std::string_view bytes) {
   }
   out.prompt_cache_hit_tokens = msg->prompt_cache_hit_tokens();
   return out;
+}
+
+SampleResponse decode_sample(std::string_view bytes) {
+  SampleResponse out;
+  if (decode_plain_sample(bytes, out)) return out;
+  return decode_sample_with_libprotobuf(bytes);
 }
 
 }  // namespace tinker::wire::proto

@@ -1,8 +1,11 @@
 // The protobuf decoders (tinker::from_protobuf<T>): the first byte chooses the message type, the rest
 // is the encoded message. Besides the sanitizers: a decoder succeeds or throws tinker::error
 // (decode_error), and an accepted message encodes again to bytes that decode and encode to the same bytes (compared as
-// bytes, not values: a float field may hold NaN).
+// bytes, not values: a float field may hold NaN). A SampleResponse, which decode_sample reads without
+// libprotobuf when it can (wire/proto_sample_reader.cpp), decodes to the same value or the same error
+// as through libprotobuf's generated parser.
 #include "fuzz_support.hpp"
+#include "wire/proto_codec_internal.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -43,6 +46,22 @@ void decode_as(std::string_view bytes) {
   if (to_protobuf(again) != encoded) property_failed("encoding is not stable across a round trip");
 }
 
+// The re-encoded value (bytes compare NaN too) or the error's message.
+std::string sample_outcome(SampleResponse (*decode)(std::string_view), std::string_view bytes) {
+  try {
+    return "value " + wire::proto::encode_sample(decode(bytes));
+  } catch (const std::exception& e) {
+    return std::string("error ") + e.what();
+  }
+}
+
+void decode_sample_both_ways(std::string_view bytes) {
+  if (sample_outcome(&wire::proto::decode_sample, bytes) !=
+      sample_outcome(&wire::proto::decode_sample_with_libprotobuf, bytes)) {
+    property_failed("the direct SampleResponse reader and libprotobuf disagree");
+  }
+}
+
 }  // namespace
 }  // namespace tinker::fuzz
 
@@ -52,7 +71,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   switch (input.choice()) {
     case 0: fuzz::decode_as<ForwardBackwardRequest>(input.rest()); break;
     case 1: fuzz::decode_as<ForwardBackwardOutput>(input.rest()); break;
-    default: fuzz::decode_as<SampleResponse>(input.rest()); break;
+    default:
+      fuzz::decode_as<SampleResponse>(input.rest());
+      fuzz::decode_sample_both_ways(input.rest());
+      break;
   }
   return 0;
 }
