@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 #if defined(__APPLE__)
@@ -82,9 +83,24 @@ std::mt19937_64& uuid_engine() {
   return engine;
 }
 
-char* write_hex(char* out, std::uint64_t bits, int nibbles) {
+// The two hex digits of every byte value: a UUID is written a byte (two characters) at a time.
+constexpr std::array<char, 512> make_hex_pairs() {
   constexpr std::string_view digits = "0123456789abcdef";
-  for (int shift = (nibbles - 1) * 4; shift >= 0; shift -= 4) *out++ = digits[(bits >> shift) & 0xF];
+  std::array<char, 512> pairs{};
+  for (std::size_t byte = 0; byte < 256; ++byte) {
+    pairs[2 * byte] = digits[byte >> 4];
+    pairs[2 * byte + 1] = digits[byte & 0xF];
+  }
+  return pairs;
+}
+constexpr std::array<char, 512> hex_pairs = make_hex_pairs();
+
+// The low `bytes` bytes of `bits`, most significant first, as 2 * `bytes` hex digits.
+char* write_hex(char* out, std::uint64_t bits, int bytes) {
+  for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) {
+    std::memcpy(out, &hex_pairs[2 * ((bits >> shift) & 0xFF)], 2);
+    out += 2;
+  }
   return out;
 }
 
@@ -95,15 +111,15 @@ void write_uuid4(char* out) {
   std::uint64_t low = uuid_engine()();
   high = (high & ~0xF000ULL) | 0x4000ULL;                // version 4 in bits 48..51
   low = (low & ~(0xC000ULL << 48)) | (0x8000ULL << 48);  // variant 10xx (RFC 9562)
-  out = write_hex(out, high >> 32, 8);
+  out = write_hex(out, high >> 32, 4);
   *out++ = '-';
-  out = write_hex(out, high >> 16, 4);
+  out = write_hex(out, high >> 16, 2);
   *out++ = '-';
-  out = write_hex(out, high, 4);
+  out = write_hex(out, high, 2);
   *out++ = '-';
-  out = write_hex(out, low >> 48, 4);
+  out = write_hex(out, low >> 48, 2);
   *out++ = '-';
-  write_hex(out, low, 12);
+  write_hex(out, low, 6);
 }
 
 void set_header(std::vector<Header>& headers, const std::string& name, const std::string& value) {

@@ -28,8 +28,13 @@ class Cursor {
   void put(char c) { *end_++ = c; }
   void integer(std::int64_t value) { end_ = std::to_chars(end_, buffer_ + room, value).ptr; }
   void integer(std::uint64_t value) { end_ = std::to_chars(end_, buffer_ + room, value).ptr; }
-  // As JsonWriter::number: the shortest round-trip form, negative zero as -0.0.
+  // As JsonWriter::number: the shortest round-trip form, negative zero as -0.0. A whole number
+  // below 10^5 (temperature 1, top_p 1) is its digits: to_chars(double) picks the fixed form
+  // while it is no longer than the scientific one, and the integer path costs a fraction.
   void number(double value) {
+    if (value == std::trunc(value) && std::fabs(value) < 1e5 && !(value == 0 && std::signbit(value))) {
+      return integer(static_cast<std::int64_t>(value));
+    }
     end_ = std::to_chars(end_, buffer_ + room, value).ptr;
     if (value == 0 && std::signbit(value)) put(".0");
   }

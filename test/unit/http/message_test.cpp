@@ -66,6 +66,24 @@ TEST(HttpMessage, ResponseHeadersKeepEveryFieldInOrderWithNamesLowerCased) {
   EXPECT_EQ(copy.find("etag"), "");
 }
 
+// Names are lower-cased eight bytes at a time: every byte value, at every position of a word and
+// of the tail, against the one-character rule.
+TEST(HttpMessage, ResponseHeaderNamesLowerCaseOnlyAsciiLetters) {
+  for (std::size_t length : {1u, 7u, 8u, 9u, 16u, 23u}) {
+    for (int first = 0; first < 256; first += 8) {
+      std::string name;
+      for (std::size_t i = 0; i < length; ++i) name.push_back(static_cast<char>((first + i * 37) % 256));
+      ResponseHeaders headers;
+      headers.emplace_back(name, "v");
+      std::string expected = name;
+      for (char& c : expected) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      }
+      EXPECT_EQ((*headers.begin()).name, expected) << "length " << length << ", first byte " << first;
+    }
+  }
+}
+
 TEST(HttpMessage, ResponseHeadersFromHeaderLists) {
   const ResponseHeaders listed{{"A", "1"}, {"b", "2"}};
   const ResponseHeaders from_vector(std::vector<Header>{{"A", "1"}, {"b", "2"}});

@@ -35,7 +35,8 @@ std::vector<TokenId> random_tokens(std::mt19937& random, std::size_t count) {
 }
 
 double random_double(std::mt19937& random) {
-  static const double specials[] = {0.0, -0.0, 1.0, 0.7, 1e-300, -2.5e300, 5e-324, 123456789.125, 0.1 + 0.2};
+  static const double specials[] = {0.0,       -0.0,   1.0,     0.7,      1e-300,  -2.5e300, 5e-324, 123456789.125,
+                                    0.1 + 0.2, 9999.0, 10000.0, -10000.0, 99999.0, 1e5,      -3.0,   120000.0};
   std::uniform_int_distribution<std::size_t> pick(0, std::size(specials));
   const std::size_t index = pick(random);
   if (index < std::size(specials)) return specials[index];
