@@ -18,15 +18,14 @@ namespace {
 namespace asio = boost::asio;
 
 // Io thread: registers the task with the holder (ServiceClient shutdown cancels it) and makes
-// Future::cancel cancel it too. Returns the holder's id for the task. The hooks hold a plain
+// Future::cancel cancel it too. The hook holds a plain
 // pointer (small enough for std::function to store without an allocation): the task owns
 // `control` until it unregisters, and the core drops its hook when it settles, which the task
 // makes sure of before it ends.
-std::uint64_t register_cancellable(ClientHolder& holder, FutureCore& core, TaskControl& control) {
+void register_cancellable(ClientHolder& holder, FutureCore& core, TaskControl& control) {
   TaskControl* task = &control;
-  const std::uint64_t task_id = holder.register_task([task] { task->cancel(); });
+  holder.register_task(control);
   core.set_cancel_hook([task] { task->cancel(); });
-  return task_id;
 }
 
 // What escapes a background task: a co_await begun after a cancellation is a cancellation, any
@@ -41,9 +40,8 @@ detail::ExceptionMapping task_exceptions() {
 }
 
 asio::awaitable<void> run_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core,
-                               std::shared_ptr<TaskControl> control, std::uint64_t task_id,
-                               asio::awaitable<void> work) {
-  TaskScope scope(*holder, *core, *control, task_id);
+                               std::shared_ptr<TaskControl> control, asio::awaitable<void> work) {
+  TaskScope scope(*holder, *core, *control, TaskScope::Registered());
   try {
     co_await std::move(work);
   } catch (const std::exception&) {
@@ -91,9 +89,9 @@ void attach(PollRequest& request, ClientHolder& holder, const std::shared_ptr<Fu
 
 void spawn_task(std::shared_ptr<ClientHolder> holder, std::shared_ptr<FutureCore> core, asio::awaitable<void> work) {
   auto control = std::make_shared<TaskControl>();
-  const std::uint64_t task_id = register_cancellable(*holder, *core, *control);
+  register_cancellable(*holder, *core, *control);
   auto executor = holder->executor();
-  asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, task_id, std::move(work)),
+  asio::co_spawn(executor, run_task(std::move(holder), std::move(core), control, std::move(work)),
                  asio::bind_cancellation_slot(control->signal.slot(), asio::detached));
 }
 
@@ -102,10 +100,12 @@ void spawn_own_task(const asio::any_io_executor& executor, TaskControl& control,
 }
 
 TaskScope::TaskScope(ClientHolder& holder, FutureCore& core, TaskControl& control)
-    : holder_(holder), core_(core), control_(control), task_id_(register_cancellable(holder, core, control)) {}
+    : holder_(holder), core_(core), control_(control) {
+  register_cancellable(holder, core, control);
+}
 
-TaskScope::TaskScope(ClientHolder& holder, FutureCore& core, TaskControl& control, std::uint64_t task_id)
-    : holder_(holder), core_(core), control_(control), task_id_(task_id) {}
+TaskScope::TaskScope(ClientHolder& holder, FutureCore& core, TaskControl& control, const Registered&)
+    : holder_(holder), core_(core), control_(control) {}
 
 // Takes the task's hooks back when its coroutine ends, also when the frame is destroyed without
 // finishing (an io_context shut down with the task suspended): they point at the control, which
@@ -113,7 +113,7 @@ TaskScope::TaskScope(ClientHolder& holder, FutureCore& core, TaskControl& contro
 TaskScope::~TaskScope() {
   control_.finished = true;
   core_.set_cancel_hook(nullptr);  // settle() dropped it already, unless the task never finished
-  holder_.unregister_task(task_id_);
+  holder_.unregister_task(control_);
 }
 
 void TaskScope::fail_with_current_exception() {

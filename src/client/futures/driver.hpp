@@ -62,13 +62,15 @@ void spawn_poll_all(std::shared_ptr<detail::ClientHolder> holder, std::shared_pt
 
 /// The cancellation signal of one background task, shared by its hooks. Emitted only on the io
 /// thread (Future::cancel posts its hook there; shutdown runs there).
-class TaskControl {
+class TaskControl final : public detail::RegisteredTask {
  public:
+  TaskControl() = default;
   boost::asio::cancellation_signal signal;
   bool finished = false;
   void cancel() {
     if (!finished) signal.emit(boost::asio::cancellation_type::terminal);
   }
+  void cancel_task() override { cancel(); }
 };
 
 /// Runs `work` as a background task of the holder whose cancellation (Future::cancel,
@@ -90,10 +92,13 @@ void spawn_own_task(const boost::asio::any_io_executor& executor, TaskControl& c
 /// with the task suspended): they point at the control, which goes with the frame.
 class TaskScope {
  public:
+  /// Says the task is registered already.
+  class Registered {};
+
   /// Registers the task (io thread).
   TaskScope(detail::ClientHolder& holder, detail::FutureCore& core, TaskControl& control);
-  /// Takes over the registration `task_id` that spawn_task made before the task started.
-  TaskScope(detail::ClientHolder& holder, detail::FutureCore& core, TaskControl& control, std::uint64_t task_id);
+  /// Takes over the registration that spawn_task made before the task started.
+  TaskScope(detail::ClientHolder& holder, detail::FutureCore& core, TaskControl& control, const Registered&);
   TaskScope(const TaskScope&) = delete;
   TaskScope& operator=(const TaskScope&) = delete;
   ~TaskScope();
@@ -108,7 +113,6 @@ class TaskScope {
   detail::ClientHolder& holder_;
   detail::FutureCore& core_;
   TaskControl& control_;
-  std::uint64_t task_id_;
 };
 
 }  // namespace tinker::client::futures

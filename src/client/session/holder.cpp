@@ -200,19 +200,25 @@ const client::sampling::SampleTuning& ClientHolder::sample_tuning() const noexce
   return impl_->sample_tuning;
 }
 
-std::uint64_t ClientHolder::register_task(std::function<void()> cancel) {
-  const std::uint64_t id = impl_->next_task_id++;
+void ClientHolder::register_task(RegisteredTask& task) {
   if (impl_->shutting_down) {
     // Too late to run: cancel it, but never inside the caller's own call.
-    if (cancel) asio::post(impl_->executor, std::move(cancel));
-    return id;
+    asio::post(impl_->executor, [&task] { task.cancel_task(); });
+    return;
   }
-  impl_->tasks.emplace(id, std::move(cancel));
-  return id;
+  task.previous_ = impl_->last_task;
+  task.next_ = nullptr;
+  (impl_->last_task != nullptr ? impl_->last_task->next_ : impl_->first_task) = &task;
+  impl_->last_task = &task;
+  task.registered_ = true;
 }
 
-void ClientHolder::unregister_task(std::uint64_t id) noexcept {
-  impl_->tasks.erase(id);
+void ClientHolder::unregister_task(RegisteredTask& task) noexcept {
+  if (!task.registered_) return;
+  (task.previous_ != nullptr ? task.previous_->next_ : impl_->first_task) = task.next_;
+  (task.next_ != nullptr ? task.next_->previous_ : impl_->last_task) = task.previous_;
+  task.previous_ = task.next_ = nullptr;
+  task.registered_ = false;
 }
 
 bool ClientHolder::shutting_down() const noexcept {
@@ -257,12 +263,12 @@ void ClientHolder::shutdown() {
   if (impl.session_flight) impl.session_flight->done_timer.cancel();
   if (impl.refresh_flight) impl.refresh_flight->done_timer.cancel();
 
-  std::map<std::uint64_t, std::function<void()>> tasks;
-  tasks.swap(impl.tasks);
-  for (auto& [id, cancel] : tasks) {
-    if (!cancel) continue;
+  // Each task leaves the list before it is cancelled: a cancellation that ends other tasks at
+  // once (they unregister themselves) never leaves the walk on a dangling link.
+  while (RegisteredTask* task = impl.first_task) {
+    unregister_task(*task);
     try {
-      cancel();
+      task->cancel_task();
     } catch (...) {
       // One task failing to cancel must not keep the others running.
     }

@@ -30,6 +30,28 @@
 
 namespace tinker::detail {
 
+/// A background task that ServiceClient shutdown cancels. While registered it is linked into its
+/// holder's list, so registering allocates nothing (a sampler registers a task per sample).
+class RegisteredTask {
+ public:
+  RegisteredTask() = default;
+  RegisteredTask(const RegisteredTask&) = delete;
+  RegisteredTask& operator=(const RegisteredTask&) = delete;
+
+  /// Asks the task to stop: called by shutdown(), or posted by register_task once the holder is
+  /// shutting down.
+  virtual void cancel_task() = 0;
+
+ protected:
+  ~RegisteredTask() = default;
+
+ private:
+  friend class ClientHolder;
+  RegisteredTask* previous_ = nullptr;
+  RegisteredTask* next_ = nullptr;
+  bool registered_ = false;
+};
+
 class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
  public:
   /// Intervals of the background loops; the defaults are the protocol's. Internal knob: tests
@@ -110,10 +132,10 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   void set_sample_tuning(client::sampling::SampleTuning tuning);
   const client::sampling::SampleTuning& sample_tuning() const noexcept;
 
-  /// Background tasks (future polls): `cancel` is called once by shutdown(). Returns an id for
-  /// unregister_task (call it when the task ends by itself).
-  std::uint64_t register_task(std::function<void()> cancel);
-  void unregister_task(std::uint64_t id) noexcept;
+  /// Background tasks (future polls, sample operations): shutdown() calls each one's
+  /// cancel_task() once. unregister_task when the task ends by itself (io thread, both).
+  void register_task(RegisteredTask& task);
+  void unregister_task(RegisteredTask& task) noexcept;
   bool shutting_down() const noexcept;
   /// True if ensure_config() would complete at once with success (config there, no bootstrap
   /// in flight, no JWT to refresh): a hot path skips its coroutine frame then.

@@ -114,8 +114,9 @@ class ClientHolder::Impl {
   std::atomic<std::int64_t> sampling_seq{0};
 
   // Background tasks registered by clients.
-  std::map<std::uint64_t, std::function<void()>> tasks;
-  std::uint64_t next_task_id = 1;
+  // The registered background tasks, oldest first (RegisteredTask's links).
+  RegisteredTask* first_task = nullptr;
+  RegisteredTask* last_task = nullptr;
 
   std::shared_ptr<client::session::TelemetryState> telemetry;  ///< null when telemetry is off
 

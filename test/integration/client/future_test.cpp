@@ -77,6 +77,38 @@ TEST_F(FutureTest, CancelStopsThePollAndFailsTheWaiters) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(1000));
 }
 
+// Shutdown cancels every background task the holder has registered: a pending training result
+// and pending samples (one task each, linked into the holder's list) all fail at once.
+TEST_F(FutureTest, ShuttingTheServiceDownCancelsEveryPendingTask) {
+  Future<ForwardBackwardOutput> training_result = slow_forward_backward(milliseconds(3000));
+  auto training_wait = training_result.async_get(asio::use_future);
+  auto made =
+      service->async_create_sampling_client(SamplingSource::from_base_model(std::string(tiny_model)), asio::use_future);
+  SamplingClient sampler = run_until_ready(io, made);
+  local::FaultRule slow_samples("asample", local::FaultKind::delay);
+  slow_samples.delay = milliseconds(3000);
+  slow_samples.probability = 1.0;
+  server->set_faults({slow_samples});
+  const ModelInput prompt = ModelInput::from_ints(std::vector<TokenId>{1, 2, 3});
+  std::vector<std::future<Future<SampleResponse>>> samples;
+  for (int i = 0; i < 3; ++i)
+    samples.push_back(sampler.async_sample(prompt, 1, SamplingParams(4), SampleOptions(), asio::use_future));
+  io.run_for(milliseconds(100));
+  const auto started = std::chrono::steady_clock::now();
+  service.reset();
+  const auto expect_cancelled = [&](auto& pending) {
+    try {
+      run_until_ready(io, pending);
+      ADD_FAILURE() << "a task pending at shutdown must fail";
+    } catch (const boost::system::system_error& e) {
+      EXPECT_EQ(e.code(), errc::cancelled) << e.what();
+    }
+  };
+  expect_cancelled(training_wait);
+  for (auto& sample : samples) expect_cancelled(sample);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(2000));
+}
+
 TEST_F(FutureTest, BlockingGetWithATimeoutThenWithout) {
   Future<ForwardBackwardOutput> future = slow_forward_backward(milliseconds(600));
   std::vector<QueueState> states;  // written on the io thread, read after it joined
