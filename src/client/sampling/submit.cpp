@@ -40,6 +40,34 @@ asio::awaitable<void> sleep_for(std::chrono::milliseconds delay) {
   co_await timer.async_wait(asio::use_awaitable);
 }
 
+api::LayerTwoSettings attempt_settings(const SamplingState& s, const SampleOperation& op) {
+  api::LayerTwoSettings l2 = s.holder->layer_two();
+  l2.return_backpressure = true;
+  l2.cost = op.cost;
+  return l2;
+}
+
+// A backpressure answer met by an attempt (doc/sampling.md#backpressure-and-retries): the dispatch
+// backs off, the retry is counted, and a watching observer hears of it, and of its end.
+class BackpressureWatch {
+ public:
+  void note(const SamplingState& s, const SampleOperation& op, error_code ec) {
+    s.holder->sample_dispatch().note_backpressure(op.estimated_bytes);
+    s.holder->http().tally().note_retry();
+    if (!s.holder->observer().watches_events()) return;
+    pushed_back_ = ec;
+    pushed_back_at_ = std::chrono::steady_clock::now();
+    report_backpressure(*s.holder, ec, op.estimated_bytes);
+  }
+  void report_over(ClientHolder& holder) {
+    if (pushed_back_) report_backpressure_over(holder, std::exchange(pushed_back_, {}), pushed_back_at_);
+  }
+
+ private:
+  error_code pushed_back_;
+  std::chrono::steady_clock::time_point pushed_back_at_{};
+};
+
 futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op,
                                          const UntypedAPIFuture& ticket) {
   futures::PollRequest poll(ticket.request_id, futures::FutureType::sample);
@@ -53,56 +81,46 @@ futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOpe
 
 }  // namespace
 
-asio::awaitable<error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
-                                                  std::int64_t estimated_bytes, UntypedAPIFuture& ticket,
-                                                  diagnostics& diag, api::OperationCost* cost) {
-  // The coroutines below are awaited only when they would wait (each is a frame per sample).
-  if (!s.holder->config_current()) {
-    if (error_code ec = co_await s.holder->ensure_config(diag)) co_return ec;  // refreshes a JWT about to expire
-  }
-  SampleDispatch& dispatch = s.holder->sample_dispatch();
-  request.seq_id = s.next_seq_id.fetch_add(1, std::memory_order_relaxed);
-  std::optional<DispatchPermit> permit = dispatch.try_acquire(estimated_bytes);
-  if (!permit) {
-    DispatchPermit waited = co_await dispatch.acquire(estimated_bytes);
-    permit.emplace(std::move(waited));
-  }
-  error_code pushed_back;  // observed only: the 429 or 402 whose back-off this attempt waits out
-  std::chrono::steady_clock::time_point pushed_back_at{};
-  for (;;) {
-    if (dispatch.backoff_in_force()) co_await dispatch.wait_out_backoff();
-    if (pushed_back) report_backpressure_over(*s.holder, std::exchange(pushed_back, {}), pushed_back_at);
-    api::LayerTwoSettings l2 = s.holder->layer_two();
-    l2.return_backpressure = true;
-    l2.cost = cost;
-    const error_code ec = std::get<0>(co_await api::asample(s.holder->http(), request, ticket, diag, l2));
-    if (!is_backpressure(*s.holder, ec)) co_return ec;
-    dispatch.note_backpressure(
-        estimated_bytes);  // then the same seq_id again (doc/sampling.md#backpressure-and-retries)
-    s.holder->http().tally().note_retry();
-    if (s.holder->observer().watches_events()) {
-      pushed_back = ec;
-      pushed_back_at = std::chrono::steady_clock::now();
-      report_backpressure(*s.holder, ec, estimated_bytes);
-    }
-  }
-}
-
+// The seq_id, the throttles, then POST /asample (layer 2, no layer-1 retries), re-sent with the same
+// seq_id after each backpressure answer (429, or 402 inside the billing window) once the shared
+// backoff is over. A part of submit_sample's coroutine, not one of its own (a frame per sample); the
+// coroutines it awaits are awaited only when they would wait.
 asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperation& op, TaskControl& control,
                                           UntypedAPIFuture& ticket, diagnostics& diag) {
   SampleRetryHandler& retry = *s.retry;
+  SampleDispatch& dispatch = s.holder->sample_dispatch();
   for (;;) {
     if (op.layer_three && retry.stuck()) co_return retry.stuck_error(diag);
     ++op.attempts;
     op.attempt_started = std::chrono::steady_clock::now();
     error_code ec;
     {
-      // The attempt runs inside the task (no coroutine of its own): the stuck detector cancels
-      // the task through its control, and a watch that turned stuck says why.
+      // The attempt runs inside the task: the stuck detector cancels the task through its
+      // control, and a watch that turned stuck says why.
       SampleRetryHandler::Watch watch;
       if (op.layer_three) retry.watch(watch, control.signal);
       try {
-        ec = co_await submit_sample_attempt(s, op.request, op.estimated_bytes, ticket, diag, op.cost);
+        if (!s.holder->config_current())
+          ec = co_await s.holder->ensure_config(diag);  // refreshes a JWT about to expire
+        std::optional<DispatchPermit> permit;
+        if (!ec) {
+          op.request.seq_id = s.next_seq_id.fetch_add(1, std::memory_order_relaxed);
+          if (std::optional<DispatchPermit> ready = dispatch.try_acquire(op.estimated_bytes)) {
+            permit.emplace(std::move(*ready));
+          } else {
+            DispatchPermit waited = co_await dispatch.acquire(op.estimated_bytes);
+            permit.emplace(std::move(waited));
+          }
+        }
+        BackpressureWatch pushed_back;  // the 429 or 402 whose back-off this attempt waits out
+        while (!ec) {
+          if (dispatch.backoff_in_force()) co_await dispatch.wait_out_backoff();
+          pushed_back.report_over(*s.holder);
+          const api::LayerTwoSettings l2 = attempt_settings(s, op);
+          ec = std::get<0>(co_await api::asample(s.holder->http(), op.request, ticket, diag, l2));
+          if (!is_backpressure(*s.holder, ec)) break;
+          pushed_back.note(s, op, std::exchange(ec, {}));  // then the same seq_id again
+        }
       } catch (const boost::system::system_error&) {
         if (!watch.stuck()) throw;
       }

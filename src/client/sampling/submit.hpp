@@ -38,15 +38,10 @@ class SampleOperation {
   api::OperationCost* cost = nullptr;
 };
 
-/// One attempt's submission (doc/sampling.md#sampling): a new seq_id, the dispatch throttles, then POST
-/// /asample (layer 2, no layer-1 retries) re-sent with the same seq_id after each backpressure
-/// answer (429, or 402 inside the billing window) once the shared backoff is over.
-boost::asio::awaitable<boost::system::error_code> submit_sample_attempt(const SamplingState& s, SampleRequest& request,
-                                                                        std::int64_t estimated_bytes,
-                                                                        UntypedAPIFuture& ticket, diagnostics& diag,
-                                                                        api::OperationCost* cost = nullptr);
-
-/// Submits `op` until the server accepts it: with layer 3, retryable failures start a fresh
+/// Submits `op` until the server accepts it (doc/sampling.md#sampling): each attempt takes a new
+/// seq_id, passes the dispatch throttles, then POSTs /asample (layer 2, no layer-1 retries), re-sent
+/// with the same seq_id after each backpressure answer (429, or 402 inside the billing window) once
+/// the shared backoff is over. With layer 3, retryable failures start a fresh
 /// attempt after the protocol's delay, and no progress for the progress timeout fails it
 /// (errc::timeout; the stuck detector cancels the attempt through `control`). Without layer 3,
 /// one attempt. Runs inside the task `control` belongs to.
