@@ -62,6 +62,20 @@ class ProxyEnvironmentGuard {
   std::map<std::string, std::string> saved_;
 };
 
+Request post(std::string path, std::string body = "{}") {
+  Request request(Method::post, std::move(path));
+  request.body = std::move(body);
+  request.content_type = "application/json";
+  return request;
+}
+
+// A response that never comes: the server reads the request and stays silent.
+ScriptedResponse silent() {
+  ScriptedResponse response;
+  response.no_response = true;
+  return response;
+}
+
 class ClientTest : public ::testing::Test {
  protected:
   ProxyEnvironmentGuard proxy_environment_;
@@ -99,6 +113,18 @@ class ClientTest : public ::testing::Test {
     return result;
   }
 
+  // Sends a POST with `timeout` to a server that does not answer it: a timeout error, well before
+  // the test's own limits.
+  void expect_timeout_after(milliseconds timeout) {
+    Request request = post("/x");
+    request.timeout = timeout;
+    const auto start = std::chrono::steady_clock::now();
+    const Result result = send(request);
+    EXPECT_EQ(result.ec, make_error_code(errc::timeout)) << result.diag.message;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    EXPECT_FALSE(result.diag.message.empty());
+  }
+
   // Runs the io_context until `future` is ready; false (and a test failure) after 20 s.
   template <class Future>
   bool run_until(Future& future) {
@@ -124,13 +150,6 @@ class ClientTest : public ::testing::Test {
   std::shared_ptr<test::FakeClock> clock_;
   std::unique_ptr<HttpClient> client_;
 };
-
-Request post(std::string path, std::string body = "{}") {
-  Request request(Method::post, std::move(path));
-  request.body = std::move(body);
-  request.content_type = "application/json";
-  return request;
-}
 
 TEST_F(ClientTest, SendsTheSpecHeaders) {
   ScriptedServer server;
@@ -314,19 +333,11 @@ TEST_F(ClientTest, StaleKeepAliveConnectionIsRetriedOnceOnAFreshOne) {
 
 TEST_F(ClientTest, ReadTimeout) {
   ScriptedServer server;
-  ScriptedResponse silent;
-  silent.no_response = true;
-  server.push(silent);
+  server.push(silent());
   ClientOptions options = options_for(server);
   options.retry.max_retries = 0;
   make_client(options);
-  Request request = post("/x");
-  request.timeout = milliseconds(100);
-  const auto start = std::chrono::steady_clock::now();
-  const Result result = send(request);
-  EXPECT_EQ(result.ec, make_error_code(errc::timeout));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-  EXPECT_FALSE(result.diag.message.empty());
+  expect_timeout_after(milliseconds(100));
 }
 
 // The connection keeps one lazily armed timer across its exchanges: a short timeout after a long
@@ -335,9 +346,7 @@ TEST_F(ClientTest, ReadTimeout) {
 TEST_F(ClientTest, ReadTimeoutShorterThanTheLastOneOnTheSameConnection) {
   ScriptedServer server;
   server.push(ScriptedResponse(200, "{}"));
-  ScriptedResponse silent;
-  silent.no_response = true;
-  server.push(silent);
+  server.push(silent());
   ClientOptions options = options_for(server);
   options.retry.max_retries = 0;
   make_client(options);
@@ -345,12 +354,7 @@ TEST_F(ClientTest, ReadTimeoutShorterThanTheLastOneOnTheSameConnection) {
   first.timeout = milliseconds(30000);
   const Result answered = send(first);
   ASSERT_FALSE(answered.ec) << answered.diag.message;
-  Request second = post("/x");
-  second.timeout = milliseconds(100);
-  const auto start = std::chrono::steady_clock::now();
-  const Result result = send(second);
-  EXPECT_EQ(result.ec, make_error_code(errc::timeout)) << result.diag.message;
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  expect_timeout_after(milliseconds(100));
   EXPECT_EQ(server.connections_accepted(), 1u);
 }
 
@@ -443,9 +447,7 @@ TEST_F(ClientTest, TruncatedResponse) {
 
 TEST_F(ClientTest, CancellationClosesTheConnection) {
   ScriptedServer server;
-  ScriptedResponse silent;
-  silent.no_response = true;
-  server.push(silent);
+  server.push(silent());
   make_client(options_for(server));
   asio::cancellation_signal signal;
   diagnostics diag;
@@ -691,19 +693,12 @@ TEST_F(ClientTest, ReadTimeoutOverTls) {
   ScriptedServerOptions server_options;
   server_options.tls = true;
   ScriptedServer server(server_options);
-  ScriptedResponse silent;
-  silent.no_response = true;
-  server.push(silent);
+  server.push(silent());
   ClientOptions options = options_for(server);
   options.tls.ca_file = server.ca_file();
   options.retry.max_retries = 0;
   make_client(options);
-  Request request = post("/x");
-  request.timeout = milliseconds(100);
-  const auto start = std::chrono::steady_clock::now();
-  const Result result = send(request);
-  EXPECT_EQ(result.ec, make_error_code(errc::timeout)) << result.diag.message;
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  expect_timeout_after(milliseconds(100));
 }
 
 TEST_F(ClientTest, TlsHostNameMismatchIsRefused) {
