@@ -201,16 +201,18 @@ const client::sampling::SampleTuning& ClientHolder::sample_tuning() const noexce
 }
 
 void ClientHolder::register_task(RegisteredTask& task) {
-  if (impl_->shutting_down) {
-    // Too late to run: cancel it, but never inside the caller's own call.
-    asio::post(impl_->executor, [&task] { task.cancel_task(); });
-    return;
-  }
   task.previous_ = impl_->last_task;
   task.next_ = nullptr;
   (impl_->last_task != nullptr ? impl_->last_task->next_ : impl_->first_task) = &task;
   impl_->last_task = &task;
   task.registered_ = true;
+  if (impl_->shutting_down) {
+    // Too late to run: cancelled, but never inside the caller's own call (the task has not
+    // suspended yet, so nothing would hear it), and only if it has not ended by then.
+    asio::post(impl_->executor, [weak = weak_from_this()] {
+      if (std::shared_ptr<ClientHolder> self = weak.lock()) self->cancel_registered_tasks();
+    });
+  }
 }
 
 void ClientHolder::unregister_task(RegisteredTask& task) noexcept {
@@ -219,6 +221,19 @@ void ClientHolder::unregister_task(RegisteredTask& task) noexcept {
   (task.next_ != nullptr ? task.next_->previous_ : impl_->last_task) = task.previous_;
   task.previous_ = task.next_ = nullptr;
   task.registered_ = false;
+}
+
+void ClientHolder::cancel_registered_tasks() noexcept {
+  // Each task leaves the list before it is cancelled: a cancellation that ends other tasks at
+  // once (they unregister themselves) never leaves the walk on a dangling link.
+  while (RegisteredTask* task = impl_->first_task) {
+    unregister_task(*task);
+    try {
+      task->cancel_task();
+    } catch (...) {
+      // One task failing to cancel must not keep the others running.
+    }
+  }
 }
 
 bool ClientHolder::shutting_down() const noexcept {
@@ -263,16 +278,7 @@ void ClientHolder::shutdown() {
   if (impl.session_flight) impl.session_flight->done_timer.cancel();
   if (impl.refresh_flight) impl.refresh_flight->done_timer.cancel();
 
-  // Each task leaves the list before it is cancelled: a cancellation that ends other tasks at
-  // once (they unregister themselves) never leaves the walk on a dangling link.
-  while (RegisteredTask* task = impl.first_task) {
-    unregister_task(*task);
-    try {
-      task->cancel_task();
-    } catch (...) {
-      // One task failing to cancel must not keep the others running.
-    }
-  }
+  cancel_registered_tasks();
 
   // What telemetry has queued (and a batch the loop still has in flight) is sent without
   // waiting for it, within the telemetry timeout; that coroutine then shuts the HTTP clients

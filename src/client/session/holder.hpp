@@ -38,8 +38,8 @@ class RegisteredTask {
   RegisteredTask(const RegisteredTask&) = delete;
   RegisteredTask& operator=(const RegisteredTask&) = delete;
 
-  /// Asks the task to stop: called by shutdown(), or posted by register_task once the holder is
-  /// shutting down.
+  /// Asks the task to stop: called by shutdown(), and for a task registered after it, on the io
+  /// thread's next turn if the task is still registered then.
   virtual void cancel_task() = 0;
 
  protected:
@@ -158,6 +158,8 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
 
  private:
   explicit ClientHolder(std::unique_ptr<Impl> impl);
+  /// Unlinks and cancels every registered task.
+  void cancel_registered_tasks() noexcept;
   std::unique_ptr<Impl> impl_;
 };
 
