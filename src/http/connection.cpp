@@ -236,6 +236,12 @@ bool parse_buffered(beast::flat_buffer& buffer, ResponseReader& parser, boost::s
   return !parser.is_done();
 }
 
+// An operation the deadline cancelled failed by timing out (as with basic_stream's timer).
+boost::system::error_code timed(const boost::system::error_code& ec, const ExchangeDeadline& deadline) {
+  if (ec == asio::error::operation_aborted && deadline.expired()) return beast::error::timeout;
+  return ec;
+}
+
 // What one read brought: parses it, or turns the end of the stream into the end of the response
 // (a response without a length ends with the connection) or into an error.
 bool take_read(beast::flat_buffer& buffer, ResponseReader& parser, std::size_t bytes, boost::system::error_code& ec,
@@ -249,7 +255,7 @@ bool take_read(beast::flat_buffer& buffer, ResponseReader& parser, std::size_t b
       parser.put_eof(ec);
     return false;
   }
-  if (ec == asio::error::operation_aborted && deadline.expired()) ec = beast::error::timeout;
+  ec = timed(ec, deadline);
   if (ec) return false;
   return parse_buffered(buffer, parser, ec);
 }
@@ -298,8 +304,7 @@ asio::awaitable<void> exchange_on(Stream& stream, Connection& connection, const 
     unsent.consume(sent);
     auto [async_error, written] = co_await asio::async_write(transport, unsent, as_tuple_deferred);
     (void)written;
-    write_error =
-        async_error == asio::error::operation_aborted && deadline.expired() ? beast::error::timeout : async_error;
+    write_error = timed(async_error, deadline);
   }
   if (write_error) {
     deadline.stop();
