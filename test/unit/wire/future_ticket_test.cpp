@@ -59,5 +59,26 @@ TEST(PlainFutureTicket, AgreesWithTheSchemaDecoderWhereItReads) {
   }
 }
 
+// The id is checked eight bytes at a time: every byte value at every place of a word, and in the
+// tail, is judged as the plain rule says (printable ASCII, no backslash).
+TEST(PlainFutureTicket, JudgesEveryByteAtEveryPlace) {
+  for (std::size_t length : {1u, 7u, 8u, 9u, 17u}) {
+    for (std::size_t at = 0; at < length; ++at) {
+      for (int byte = 0; byte < 256; ++byte) {
+        if (byte == '"') continue;  // ends the string instead
+        std::string id(length, 'a');
+        id[at] = static_cast<char>(byte);
+        const bool plain = byte >= 0x20 && byte < 0x7f && byte != '\\';
+        UntypedAPIFuture ticket;
+        EXPECT_EQ(read_plain_future_ticket("{\"request_id\":\"" + id + "\"}", ticket), plain)
+            << "byte " << byte << " at " << at << " of " << length;
+        if (plain) {
+          EXPECT_EQ(ticket.request_id, id);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tinker::wire
