@@ -68,9 +68,9 @@ class BackpressureWatch {
   std::chrono::steady_clock::time_point pushed_back_at_{};
 };
 
-futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op,
-                                         const UntypedAPIFuture& ticket) {
-  futures::PollRequest poll(ticket.request_id, futures::FutureType::sample);
+// Takes the ticket's request id (the future keeps its own copy; a resubmit writes a new one).
+futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op, UntypedAPIFuture& ticket) {
+  futures::PollRequest poll(std::move(ticket.request_id), futures::FutureType::sample);
   poll.create_roundtrip =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - op.attempt_started);
   poll.protobuf_result = !s.holder->options().json_bulk_paths;
