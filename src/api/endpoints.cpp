@@ -305,7 +305,7 @@ awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& re
   if (const auto ec = encode_body(encode, body, diag, l2.cost)) return refused_call(ec);
   http::Request http_request = json_post(path_of(paths::asample), PoolKind::sampling, std::move(body));
   // doc/protocol.md#headers, doc/sampling.md#backpressure-and-retries: this client handles 429 backpressure itself.
-  http_request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
+  http_request.headers.emplace_back(http::HeaderName("X-Tinker-Sampling-Backpressure"), "1");
   // Layer 2 only (no layer-1 retries). send() copies the settings into the call's frame, and the
   // decoder writes to the caller's ticket.
   l2.accept = [&ticket](const http::Response& response, diagnostics& decode_diag) {

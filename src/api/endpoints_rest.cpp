@@ -87,9 +87,9 @@ awaitable<CallOutcome> archive_attempts(http::HttpClient& client, const http::Re
     CallOutcome outcome = co_await send_once(client, request, diag);
     if (!still_building(outcome) || attempt >= wait.attempts) co_return outcome;
     if (wait.warn && attempt == 1) {
-      wait.warn("the checkpoint archive for " + request.path + " is still being built; waiting for it");
+      wait.warn("the checkpoint archive for " + request.path.str() + " is still being built; waiting for it");
     } else if (wait.warn && clock.now() - start >= wait.still_running_after) {
-      wait.warn("waiting for the checkpoint archive for " + request.path + " ... still running");
+      wait.warn("waiting for the checkpoint archive for " + request.path.str() + " ... still running");
     }
     if (co_await http::sleep_for(clock, wait.interval)) {
       co_return CallOutcome{make_error_code(errc::cancelled), http::Response()};

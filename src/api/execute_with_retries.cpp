@@ -46,7 +46,7 @@ bool is_unreadable(const boost::system::error_code& ec) {
 // The warning for an answer that is sent for again: what was wrong, the server's request id.
 std::string unreadable_line(const http::Request& request, const diagnostics& decode_diag, int unreadable,
                             milliseconds delay) {
-  std::string line = request.path + ": the answer could not be read (" + decode_diag.message + ")";
+  std::string line = request.path.str() + ": the answer could not be read (" + decode_diag.message + ")";
   if (!decode_diag.request_id.empty()) line += " (request id " + decode_diag.request_id + ")";
   line += "; sending the call again in " + std::to_string(delay.count()) + " ms (" + std::to_string(unreadable) +
           " of " + std::to_string(max_unreadable_answers) + ")";
@@ -170,7 +170,8 @@ void set_cancelled(CallOutcome& outcome) {
 asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request, diagnostics& diag,
                                                   LayerTwoSettings settings) {
   if (request.method != http::Method::get && request.idempotency_key.empty()) {
-    request.idempotency_key = http::new_idempotency_key();
+    static_assert(http::idempotency_key_size <= http::IdempotencyKey::capacity);
+    http::write_idempotency_key(request.idempotency_key.overwrite(http::idempotency_key_size));
   }
   const auto start = client.clock().now();
   int failures = 0;

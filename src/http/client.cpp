@@ -173,7 +173,7 @@ class HttpClient::Impl : public std::enable_shared_from_this<Impl> {
 
  private:
   void prepare_call(const Request& request, PreparedCall& call);
-  std::string_view target_under_base(const std::string& path, PreparedCall& call) const;
+  std::string_view target_under_base(std::string_view path, PreparedCall& call) const;
   std::optional<std::chrono::milliseconds> next_attempt_delay(boost::system::error_code ec, const Response& response,
                                                               int attempt_index, int max_retries) const;
   ConnectionPool& pool_for(const Target& target, PoolKind kind);
@@ -341,7 +341,7 @@ void HttpClient::Impl::report_backoff(const PreparedCall& call, std::optional<st
 
 // The origin-form target of `path` under the base URL: the path itself when the base URL has
 // no path prefix (the usual case, and no string to build), else join_path's, kept in `joined`.
-std::string_view HttpClient::Impl::target_under_base(const std::string& path, PreparedCall& call) const {
+std::string_view HttpClient::Impl::target_under_base(std::string_view path, PreparedCall& call) const {
   const bool root = base_.path.empty() || base_.path == "/";
   if (root && path.starts_with('/')) return path;
   std::string& joined = call.own().joined_path;

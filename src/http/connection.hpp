@@ -100,6 +100,9 @@ char* write_header_line(char* out, std::string_view name, std::string_view value
 /// False if the header could inject lines: a name with CR, LF, ':' or nothing in it, or a value
 /// with CR or LF.
 bool is_safe_header(std::string_view name, std::string_view value) noexcept;
+/// False for a value with CR or LF (the half of is_safe_header a request's extra headers need:
+/// their names are checked when compiled, HeaderName).
+bool is_safe_header_value(std::string_view value) noexcept;
 
 class ExchangeLimits {
  public:

@@ -2,9 +2,11 @@
 
 #include "http/ascii.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace tinker::http {
 
@@ -66,17 +68,51 @@ void write_lower(char* out, std::string_view text) noexcept {
 
 }  // namespace
 
-// Runs for every field of every response: one resize, then the bytes written in place.
+ResponseHeaders::ResponseHeaders(const ResponseHeaders& other) : count_(other.count_) {
+  if (other.size_ == 0) return;
+  grow(other.size_);
+  std::memcpy(text_.get(), other.text_.get(), other.size_);
+  size_ = other.size_;
+}
+
+ResponseHeaders& ResponseHeaders::operator=(const ResponseHeaders& other) {
+  if (this != &other) *this = ResponseHeaders(other);
+  return *this;
+}
+
+ResponseHeaders::ResponseHeaders(ResponseHeaders&& other) noexcept
+    : text_(std::move(other.text_)),
+      size_(std::exchange(other.size_, 0)),
+      capacity_(std::exchange(other.capacity_, 0)),
+      count_(std::exchange(other.count_, 0)) {}
+
+ResponseHeaders& ResponseHeaders::operator=(ResponseHeaders&& other) noexcept {
+  text_ = std::move(other.text_);
+  size_ = std::exchange(other.size_, 0);
+  capacity_ = std::exchange(other.capacity_, 0);
+  count_ = std::exchange(other.count_, 0);
+  return *this;
+}
+
+void ResponseHeaders::grow(std::size_t capacity) {
+  auto larger = std::make_unique_for_overwrite<char[]>(capacity);
+  if (size_ != 0) std::memcpy(larger.get(), text_.get(), size_);
+  text_ = std::move(larger);
+  capacity_ = capacity;
+}
+
+// Runs for every field of every response: the room checked once, the bytes written in place.
 void ResponseHeaders::emplace_back(std::string_view name, std::string_view value) {
-  const std::size_t at = text_.size();
-  text_.resize(at + field_sizes_bytes + name.size() + value.size());
-  char* out = text_.data() + at;
+  const std::size_t needed = size_ + field_sizes_bytes + name.size() + value.size();
+  if (needed > capacity_) grow(std::max(needed, 2 * capacity_));
+  char* out = text_.get() + size_;
   const std::array<FieldSize, 2> sizes{static_cast<FieldSize>(name.size()), static_cast<FieldSize>(value.size())};
   std::memcpy(out, sizes.data(), field_sizes_bytes);
   out += field_sizes_bytes;
   write_lower(out, name);
   out += name.size();
   if (!value.empty()) std::memcpy(out, value.data(), value.size());
+  size_ = needed;
   ++count_;
 }
 
@@ -92,10 +128,27 @@ void ResponseHeaders::set(std::string_view name, std::string_view value) {
   *this = std::move(replaced);
 }
 
+// Names are stored lower-cased: `name` is lower-cased once, then each field costs a size
+// comparison (every response is asked for its content type).
 std::string_view ResponseHeaders::find(std::string_view name) const noexcept {
-  // Names are stored lower-cased; `name` may be in any case.
-  for (const HeaderView field : *this) {
-    if (ascii::iequals(field.name, name)) return field.value;
+  std::array<char, 64> lowered{};
+  if (name.size() > lowered.size()) {
+    for (const HeaderView field : *this) {
+      if (ascii::iequals(field.name, name)) return field.value;
+    }
+    return {};
+  }
+  write_lower(lowered.data(), name);
+  const char* at = text_.get();
+  const char* const end = size_ == 0 ? at : at + size_;
+  while (at != end) {
+    std::array<FieldSize, 2> sizes;
+    std::memcpy(sizes.data(), at, field_sizes_bytes);
+    const char* field_name = at + field_sizes_bytes;
+    if (sizes[0] == name.size() && std::memcmp(field_name, lowered.data(), name.size()) == 0) {
+      return std::string_view(field_name + sizes[0], sizes[1]);
+    }
+    at = field_name + sizes[0] + sizes[1];
   }
   return {};
 }

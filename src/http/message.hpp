@@ -6,9 +6,13 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <array>
+
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,15 +38,73 @@ class Header {
   friend bool operator==(const Header&, const Header&) = default;
 };
 
+/// The name of an extra request header: a constant of the SDK, checked when the SDK is compiled
+/// (not empty, no ':' and no line break), so that no request checks it again. A name that fails
+/// the check does not compile.
+class HeaderName {
+ public:
+  consteval HeaderName(const char* name) : text(name) {  // NOLINT(google-explicit-constructor)
+    if (text.empty() || text.find_first_of(":\r\n") != std::string_view::npos) {
+      throw "a header name must not be empty nor hold ':', CR or LF";
+    }
+  }
+  std::string_view text;
+};
+
 /// An extra request header. Its name is a constant of the SDK (static storage: the poll and
-/// backpressure headers), so building a request allocates nothing for it.
+/// backpressure headers), so building a request allocates nothing for it; its value is checked
+/// before the request is sent (check_call_headers).
 class RequestHeader {
  public:
   RequestHeader() = default;
-  RequestHeader(std::string_view name_, std::string value_) : name(name_), value(std::move(value_)) {}
+  RequestHeader(HeaderName name_, std::string value_) : name(name_.text), value(std::move(value_)) {}
   std::string_view name;
   std::string value;
   friend bool operator==(const RequestHeader&, const RequestHeader&) = default;
+};
+
+/// The idempotency key of a call, kept in place: the SDK's keys ("tinker-cpp-retry-" and a UUID,
+/// 53 characters) would make a string allocate for every call.
+class IdempotencyKey {
+ public:
+  static constexpr std::size_t capacity = 55;
+
+  bool empty() const noexcept { return size_ == 0; }
+  std::string_view view() const noexcept { return {text_.data(), size_}; }
+  operator std::string_view() const noexcept { return view(); }  // NOLINT(google-explicit-constructor)
+  /// Makes the key `size` characters long (at most `capacity`) and returns where to write them.
+  char* overwrite(std::size_t size) noexcept {
+    size_ = static_cast<std::uint8_t>(size <= capacity ? size : capacity);
+    return text_.data();
+  }
+
+ private:
+  std::array<char, capacity> text_{};
+  std::uint8_t size_ = 0;
+};
+
+/// A request's path: a view of a constant with static storage (the SDK's fixed endpoint paths,
+/// such as the poll's, sent for every sample) or a string of its own (paths with ids in them).
+/// A constant costs no allocation.
+class RequestPath {
+ public:
+  RequestPath() = default;
+  RequestPath(std::string path) : owned_(std::move(path)) {}        // NOLINT(google-explicit-constructor)
+  RequestPath(const char* path) : owned_(path) {}                   // NOLINT(google-explicit-constructor)
+  static RequestPath constant(std::string_view path) noexcept {    ///< `path` must have static storage
+    RequestPath constant_path;
+    constant_path.constant_ = path;
+    return constant_path;
+  }
+
+  std::string_view view() const noexcept { return constant_.data() != nullptr ? constant_ : std::string_view(owned_); }
+  operator std::string_view() const noexcept { return view(); }  // NOLINT(google-explicit-constructor)
+  std::string str() const { return std::string(view()); }
+  bool empty() const noexcept { return view().empty(); }
+
+ private:
+  std::string owned_;
+  std::string_view constant_;
 };
 
 /// One logical call. Layer-1 retries (doc/protocol.md#layer-1-transport) resend it unchanged
@@ -50,13 +112,13 @@ class RequestHeader {
 class Request {
  public:
   Request() = default;
-  Request(Method method_, std::string path_, PoolKind pool_ = PoolKind::training)
+  Request(Method method_, RequestPath path_, PoolKind pool_ = PoolKind::training)
       : method(method_), path(std::move(path_)), pool(pool_) {}
 
   Method method = Method::get;
   /// Path and query relative to the base URL ("/api/v1/healthz"), or an absolute http(s) URL
   /// for storage downloads (which are sent without credentials).
-  std::string path;
+  RequestPath path;
   PoolKind pool = PoolKind::training;
   /// The body, or with `borrowed` its spine (wire/borrowed_runs.hpp).
   std::string body;
@@ -85,7 +147,7 @@ class Request {
   bool accept_redirect = false;
   /// Shared by every attempt of the logical call, layer 1 and layer 2; generated when empty
   /// (non-GET requests only).
-  std::string idempotency_key;
+  IdempotencyKey idempotency_key;
 };
 
 /// One field of a ResponseHeaders: views into its buffer, valid until the list changes.
@@ -104,6 +166,11 @@ class ResponseHeaders {
   ResponseHeaders() = default;
   ResponseHeaders(std::initializer_list<Header> fields);
   ResponseHeaders(const std::vector<Header>& fields);  // NOLINT(google-explicit-constructor): tests build them so
+  ResponseHeaders(const ResponseHeaders& other);
+  ResponseHeaders& operator=(const ResponseHeaders& other);
+  ResponseHeaders(ResponseHeaders&& other) noexcept;
+  ResponseHeaders& operator=(ResponseHeaders&& other) noexcept;
+  ~ResponseHeaders() = default;
 
   /// Appends a field; the name is stored lower-cased.
   void emplace_back(std::string_view name, std::string_view value);
@@ -112,9 +179,11 @@ class ResponseHeaders {
   /// The value of the first field `name` (case-insensitive), or empty.
   std::string_view find(std::string_view name) const noexcept;
   /// Reserves room for `bytes` of names and values (one allocation for a whole response).
-  void reserve(std::size_t bytes) { text_.reserve(bytes); }
+  void reserve(std::size_t bytes) {
+    if (bytes > capacity_) grow(bytes);
+  }
   void clear() noexcept {
-    text_.clear();
+    size_ = 0;
     count_ = 0;
   }
   std::size_t size() const noexcept { return count_; }
@@ -139,11 +208,17 @@ class ResponseHeaders {
    private:
     const char* at_ = nullptr;
   };
-  const_iterator begin() const noexcept { return const_iterator(text_.data()); }
-  const_iterator end() const noexcept { return const_iterator(text_.data() + text_.size()); }
+  const_iterator begin() const noexcept { return const_iterator(text_.get()); }
+  const_iterator end() const noexcept { return const_iterator(size_ == 0 ? text_.get() : text_.get() + size_); }
 
  private:
-  std::string text_;
+  void grow(std::size_t capacity);
+
+  // The fields back to back. Not a std::string: its resize() fills the new room before it is
+  // written (every field of every response goes through emplace_back).
+  std::unique_ptr<char[]> text_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
   std::size_t count_ = 0;
 };
 

@@ -121,7 +121,8 @@ class PollLoop {
   bool deadline_passed() const { return request_.deadline && clock_.now() >= *request_.deadline; }
 
   http::Request next_request() {
-    http::Request poll(http::Method::post, std::string(wire::paths::retrieve_future.full()), http::PoolKind::futures);
+    http::Request poll(http::Method::post, http::RequestPath::constant(wire::paths::retrieve_future.full()),
+                       http::PoolKind::futures);
     write_poll_body(poll.body, request_.request_id, allow_metadata_only_);
     poll.content_type = "application/json";
     if (request_.protobuf_result) poll.accept = "application/x-protobuf";
@@ -136,10 +137,10 @@ class PollLoop {
       }
     }
     poll.headers.reserve(3);
-    poll.headers.emplace_back("X-Tinker-Request-Iteration", std::to_string(iteration_));
-    poll.headers.emplace_back("X-Tinker-Request-Type", request_type_header(request_.type));
+    poll.headers.emplace_back(http::HeaderName("X-Tinker-Request-Iteration"), std::to_string(iteration_));
+    poll.headers.emplace_back(http::HeaderName("X-Tinker-Request-Type"), request_type_header(request_.type));
     if (iteration_ == 0) {
-      poll.headers.emplace_back("X-Tinker-Create-Promise-Roundtrip-Time",
+      poll.headers.emplace_back(http::HeaderName("X-Tinker-Create-Promise-Roundtrip-Time"),
                                 roundtrip_seconds_text(request_.create_roundtrip));
     }
     ++iteration_;

@@ -661,7 +661,7 @@ TEST_F(ClientTest, HeaderInjectionIsRefusedBeforeAnythingIsSent) {
   ScriptedServer server;
   make_client(options_for(server));
   Request request = post("/x");
-  request.headers.emplace_back("X-Evil", "a\r\nX-Injected: yes");
+  request.headers.emplace_back(HeaderName("X-Evil"), "a\r\nX-Injected: yes");
   const Result result = send(request);
   EXPECT_EQ(result.ec, make_error_code(errc::invalid_argument));
   EXPECT_NE(result.diag.message.find("X-Evil"), std::string::npos) << result.diag.message;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -82,6 +84,66 @@ TEST(HttpMessage, ResponseHeaderNamesLowerCaseOnlyAsciiLetters) {
       EXPECT_EQ((*headers.begin()).name, expected) << "length " << length << ", first byte " << first;
     }
   }
+}
+
+// The buffer is the headers' own: a moved-from list is empty and usable, a copy of an empty
+// list is empty, assigning a list to itself keeps it, and a name longer than the lookup's
+// lower-casing room is still found.
+TEST(HttpMessage, ResponseHeadersOwnTheirBuffer) {
+  ResponseHeaders empty;
+  EXPECT_EQ(empty.find("content-type"), "");
+  const ResponseHeaders empty_copy = empty;
+  EXPECT_TRUE(empty_copy.empty());
+  EXPECT_EQ(empty_copy.begin(), empty_copy.end());
+
+  ResponseHeaders headers;
+  const std::string long_name(100, 'N');
+  headers.emplace_back(long_name, "long");
+  headers.emplace_back("Short", "s");
+  ResponseHeaders moved = std::move(headers);
+  EXPECT_TRUE(headers.empty());  // NOLINT(bugprone-use-after-move): a moved-from list is empty
+  EXPECT_EQ(headers.begin(), headers.end());
+  headers.emplace_back("After", "move");
+  EXPECT_EQ(headers.find("after"), "move");
+  EXPECT_EQ(moved.find(std::string(100, 'n')), "long");
+  EXPECT_EQ(moved.find("SHORT"), "s");
+
+  ResponseHeaders& same = moved;
+  moved = same;  // copy-assigned to itself
+  EXPECT_EQ(moved.size(), 2U);
+  EXPECT_EQ(moved.find("short"), "s");
+  moved = std::move(same);  // and moved onto itself
+  EXPECT_EQ(moved.find("short"), "s");
+}
+
+TEST(HttpMessage, RequestPathIsAConstantOrItsOwnString) {
+  static constexpr std::string_view constant = "/api/v1/retrieve_future";
+  const RequestPath viewed = RequestPath::constant(constant);
+  EXPECT_EQ(viewed.view(), constant);
+  EXPECT_EQ(viewed.view().data(), constant.data());  // no copy
+  RequestPath owned = std::string("/api/v1/training_runs/run-1");
+  EXPECT_EQ(owned.str(), "/api/v1/training_runs/run-1");
+  RequestPath moved = std::move(owned);
+  EXPECT_EQ(moved.view(), "/api/v1/training_runs/run-1");
+  moved = RequestPath::constant(constant);
+  EXPECT_EQ(moved.view(), constant);
+  moved = std::string("/x");
+  EXPECT_EQ(moved.view(), "/x");
+  EXPECT_TRUE(RequestPath().empty());
+  const Request request(Method::post, RequestPath::constant(constant));
+  EXPECT_EQ(std::string_view(request.path), constant);
+}
+
+TEST(HttpMessage, IdempotencyKeyIsKeptInPlace) {
+  Request request(Method::post, "/x");
+  EXPECT_TRUE(request.idempotency_key.empty());
+  char* out = request.idempotency_key.overwrite(5);
+  std::memcpy(out, "k-123", 5);
+  EXPECT_EQ(request.idempotency_key.view(), "k-123");
+  const Request copy = request;
+  EXPECT_EQ(std::string_view(copy.idempotency_key), "k-123");
+  request.idempotency_key.overwrite(IdempotencyKey::capacity + 10);  // never past its room
+  EXPECT_EQ(request.idempotency_key.view().size(), IdempotencyKey::capacity);
 }
 
 TEST(HttpMessage, ResponseHeadersFromHeaderLists) {

@@ -66,7 +66,7 @@ TEST(HttpRequestAssembly, OriginLinesRefuseALineBreakWithoutShowingTheValue) {
 TEST(HttpRequestAssembly, CallLinesOfAPost) {
   Request request(Method::post, "/api/v1/asample");
   request.content_type = "application/json";
-  request.headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
+  request.headers.emplace_back(HeaderName("X-Tinker-Sampling-Backpressure"), "1");
   EXPECT_EQ(call_header_lines(request, "tinker-cpp-retry-key", milliseconds(2500)),
             "Accept: application/json\r\n"
             "Content-Type: application/json\r\n"
@@ -86,7 +86,7 @@ TEST(HttpRequestAssembly, CallLinesOfAGetHaveNoIdempotencyKey) {
 
 TEST(HttpRequestAssembly, CallLinesRefuseHeaderInjection) {
   Request request(Method::post, "/x");
-  request.headers.emplace_back("X-Evil", "a\r\nX-Injected: yes");
+  request.headers.emplace_back(HeaderName("X-Evil"), "a\r\nX-Injected: yes");
   try {
     call_header_lines(request, "key", milliseconds(1000));
     FAIL() << "an extra header with a line break was accepted";
@@ -102,8 +102,8 @@ TEST(HttpRequestAssembly, CallLinesAppendedAfterTheirCheckAreTheSame) {
   Request request(Method::post, "/api/v1/retrieve_future");
   request.content_type = "application/json";
   request.accept = "application/x-protobuf";
-  request.headers.emplace_back("X-Tinker-Request-Iteration", "0");
-  request.headers.emplace_back("X-Tinker-Request-Type", "Sample");
+  request.headers.emplace_back(HeaderName("X-Tinker-Request-Iteration"), "0");
+  request.headers.emplace_back(HeaderName("X-Tinker-Request-Type"), "Sample");
   CallHeaders call;
   call.request = &request;
   call.idempotency_key = "tinker-cpp-retry-key";
@@ -128,7 +128,7 @@ TEST(HttpRequestAssembly, CallHeaderCheckRefusesInjectionInKeyAndExtras) {
   Request get(Method::get, "/x");  // a GET sends no key: nothing to check
   call.request = &get;
   EXPECT_NO_THROW(check_call_headers(call));
-  get.headers.emplace_back("X-Evil", "a\nb");
+  get.headers.emplace_back(HeaderName("X-Evil"), "a\nb");
   EXPECT_THROW(check_call_headers(call), error);
 }
 
