@@ -7,8 +7,8 @@
 #include <tinker/error.hpp>
 #include <tinker/types/futures.hpp>
 
-#include <boost/asio/append.hpp>
-#include <boost/asio/dispatch.hpp>
+#include <boost/asio/associator.hpp>
+#include <boost/asio/async_result.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -16,6 +16,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace tinker {
 
@@ -79,24 +81,34 @@ FutureStatus future_status(const FutureCore& core);
 void future_on_queue_state(FutureCore& core, QueueStateCallback callback);
 void future_cancel(FutureCore& core);
 
-// Adapts the erased result to the caller's handler, keeping its executor (dispatch) and its
-// cancellation slot.
-template <class T>
+// Adapts the erased result to the caller's own handler, which it holds as it is (no second
+// type erasure): the waiter's erased handler reports this handler's executor, allocator and
+// cancellation slot (the associator below), so it is dispatched to that executor, and the
+// handler is then called directly with the copied result.
+template <class T, class CompletionHandler>
 class ResultCaster {
  public:
-  explicit ResultCaster(Handler<T> inner) : inner_(std::move(inner)) {}
-
-  using cancellation_slot_type = boost::asio::cancellation_slot;
-  cancellation_slot_type get_cancellation_slot() const noexcept { return inner_.get_cancellation_slot(); }
+  explicit ResultCaster(CompletionHandler handler) : handler_(std::move(handler)) {}
 
   void operator()(boost::system::error_code code, ErasedResult result) {
     T value{};
     if (!code && result) value = *static_cast<const T*>(result.get());
-    boost::asio::dispatch(boost::asio::append(std::move(inner_), code, std::move(value)));
+    std::move(handler_)(code, std::move(value));
   }
 
- private:
-  Handler<T> inner_;
+  CompletionHandler handler_;
+};
+
+// Starts a Future's wait for any token: the token's handler goes to the future's core inside one
+// erased handler.
+template <class T>
+class LaunchWait {
+ public:
+  template <class CompletionHandler>
+  void operator()(CompletionHandler&& handler, diagnostics* diag, const std::shared_ptr<FutureCore>& core) const {
+    using Caster = ResultCaster<T, std::decay_t<CompletionHandler>>;
+    future_async_wait(core, diag, Handler<ErasedResult>(Caster(std::forward<CompletionHandler>(handler))));
+  }
 };
 
 }  // namespace detail
@@ -148,11 +160,15 @@ class Future {
   ///@{
   template <class Token = default_token>
   auto async_get(Token&& token = {}) const {
-    return detail::initiate<T>(std::forward<Token>(token), nullptr, Waiter{checked()});
+    diagnostics* const none = nullptr;  // a typed pointer: tinker::use_awaitable finds it among the arguments
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, T)>(detail::LaunchWait<T>(), token,
+                                                                                  none, checked());
   }
   template <class Token = default_token>
   auto async_get(diagnostics& diag, Token&& token = {}) const {
-    return detail::initiate<T>(std::forward<Token>(token), &diag, Waiter{checked()});
+    diagnostics* const filled = &diag;
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, T)>(detail::LaunchWait<T>(), token,
+                                                                                  filled, checked());
   }
   ///@}
 
@@ -173,15 +189,6 @@ class Future {
   void cancel() const { detail::future_cancel(*checked()); }
 
  private:
-  class Waiter {
-   public:
-    std::shared_ptr<detail::FutureCore> core;
-    void operator()(detail::Handler<T> handler, diagnostics* diag) const {
-      detail::future_async_wait(core, diag,
-                                detail::Handler<detail::ErasedResult>(detail::ResultCaster<T>(std::move(handler))));
-    }
-  };
-
   const std::shared_ptr<detail::FutureCore>& checked() const {
     if (!core_) throw error(errc::invalid_argument, "this tinker::Future is empty (default-constructed or moved from)");
     return core_;
@@ -192,3 +199,22 @@ class Future {
 };
 
 }  // namespace tinker
+
+namespace boost::asio {
+
+/// A Future's completion reports its caller's handler's executor, allocator and cancellation slot.
+template <template <class, class> class Associator, class T, class CompletionHandler, class DefaultCandidate>
+struct associator<Associator, tinker::detail::ResultCaster<T, CompletionHandler>, DefaultCandidate>
+    : Associator<CompletionHandler, DefaultCandidate> {
+  static typename Associator<CompletionHandler, DefaultCandidate>::type get(
+      const tinker::detail::ResultCaster<T, CompletionHandler>& caster) noexcept {
+    return Associator<CompletionHandler, DefaultCandidate>::get(caster.handler_);
+  }
+  static auto get(const tinker::detail::ResultCaster<T, CompletionHandler>& caster,
+                  const DefaultCandidate& candidate) noexcept
+      -> decltype(Associator<CompletionHandler, DefaultCandidate>::get(caster.handler_, candidate)) {
+    return Associator<CompletionHandler, DefaultCandidate>::get(caster.handler_, candidate);
+  }
+};
+
+}  // namespace boost::asio

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -53,6 +54,52 @@ TEST(FutureCore, AnErrorReachesTheWaitersDiagnostics) {
   EXPECT_EQ(diag.message, failure.message);
   EXPECT_EQ(diag.request_id, "req-1");  // filled in from the future
   EXPECT_EQ(diag.category, RequestErrorCategory::user);
+}
+
+// The waiter's handler is the caller's own, erased once: its executor still decides where the
+// completion runs (here another io_context, which alone runs it).
+TEST(FutureCore, AWaitCompletesOnTheHandlersOwnExecutor) {
+  asio::io_context io;
+  asio::io_context other;
+  auto core = make_core(io);
+  Future<int> future(core);
+  int value = 0;
+  bool on_other = false;
+  future.async_get(asio::bind_executor(other.get_executor(), [&](boost::system::error_code ec, int v) {
+    EXPECT_FALSE(ec);
+    value = v;
+    on_other = other.get_executor().running_in_this_thread();
+  }));
+  core->set_result(std::make_shared<int>(3));
+  io.run();
+  EXPECT_EQ(value, 0) << "completed on the core's executor";
+  other.run();
+  EXPECT_EQ(value, 3);
+  EXPECT_TRUE(on_other);
+}
+
+// With tinker::use_awaitable a failure is thrown as tinker::error carrying the diagnostics the
+// operation filled.
+TEST(FutureCore, AnAwaitedFailureThrowsItsDiagnostics) {
+  asio::io_context io;
+  auto core = make_core(io);
+  Future<int> future(core);
+  diagnostics diag;
+  diag.message = "boom";
+  core->set_error(make_error_code(errc::server_error), diag);
+  std::string thrown;
+  asio::co_spawn(
+      io,
+      [](Future<int> awaited, std::string* out) -> asio::awaitable<void> {
+        try {
+          (void)co_await awaited.async_get(tinker::use_awaitable);
+        } catch (const error& e) {
+          *out = e.diag().message + " / " + e.diag().request_id;
+        }
+      }(future, &thrown),
+      asio::detached);
+  io.run();
+  EXPECT_EQ(thrown, "boom / req-1");
 }
 
 TEST(FutureCore, ACancelledWaitDoesNotSettleTheFuture) {
