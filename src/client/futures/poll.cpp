@@ -319,7 +319,7 @@ class PollLoop {
     if (answer.queue_state != QueueState::active && request_.warn && warning_due) {
       last_warning_ = now;
       request_.warn(
-          queue_state_warning(request_.subject, request_.subject_id, answer.queue_state, answer.queue_state_reason));
+          queue_state_warning(request_.subject, request_.subject_text(), answer.queue_state, answer.queue_state_reason));
     }
   }
 

@@ -112,6 +112,10 @@ class PollRequest {
   WarningSink warn;
   QueueSubject subject = QueueSubject::training;
   std::string subject_id;  ///< model id, base model or sampler id for the warning text
+  /// Instead of subject_id, a view of an id that outlives the poll (the sampler's, which the
+  /// sample's task holds): no copy per sample.
+  std::string_view subject_view;
+  std::string_view subject_text() const noexcept { return subject_view.empty() ? subject_id : subject_view; }
   /// Shared with the user-facing future; the loop makes its own when empty.
   std::shared_ptr<PollProgress> progress;
 

@@ -75,7 +75,7 @@ futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOpe
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - op.attempt_started);
   poll.protobuf_result = !s.holder->options().json_bulk_paths;
   poll.subject = futures::QueueSubject::sampling;
-  poll.subject_id = s.sampling_session_id;
+  poll.subject_view = s.sampling_session_id;  // the task holds the sampler's state
   return poll;
 }
 

@@ -10,6 +10,8 @@
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
+#include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -161,6 +163,32 @@ TEST_F(SamplingBackoffTest, ASampleRefusedByTheServersQueueLimitIsResentWithTheS
       EXPECT_GE(second[i].arrived - second[i - 1].arrived, milliseconds(150 - 5));
     }
   }
+}
+
+// A sample whose queue is paused is reported once in the log, naming the sampler (the poll reads
+// the sampler's id from the state the sample's task holds).
+TEST_F(SamplingBackoffTest, APausedSampleIsReportedWithTheSamplersId) {
+  local::ServerOptions options = fast_server_options();
+  local::FaultRule hold("asample", local::FaultKind::pause_queue);
+  hold.delay = milliseconds(300);
+  hold.on_calls = {1};
+  options.faults.push_back(hold);
+  start_server(options);
+  auto lines = std::make_shared<std::vector<std::string>>();
+  ClientOptions with_warnings = client_options();
+  with_warnings.log_level = LogLevel::warning;
+  ServiceClientOptions service_options(with_warnings);
+  service_options.log = [lines](LogLevel, std::string_view line) { lines->emplace_back(line); };
+  auto service = make_service_client(service_options);
+  SamplingClient sampler = run(make_sampler(*service));
+  SampleTimes times;
+  spawn_timed_sample(io, sampler, prompt_of(4), times);
+  run_until(io, [&] { return times.finished.has_value(); });
+  EXPECT_FALSE(times.error) << times.message;
+  const std::string expected = "Sampling is paused for sampler " + sampler.sampling_session_id() + ".";
+  EXPECT_TRUE(std::any_of(lines->begin(), lines->end(),
+                          [&](const std::string& line) { return line.find(expected) != std::string::npos; }))
+      << "no line has: " << expected;
 }
 
 TEST_F(SamplingBackoffTest, ClientsOnDifferentIoContextsWithOneKeyShareOneBackoff) {
