@@ -161,8 +161,8 @@ class Future {
   template <class Token = default_token>
   auto async_get(Token&& token = {}) const {
     diagnostics* const none = nullptr;  // a typed pointer: tinker::use_awaitable finds it among the arguments
-    return boost::asio::async_initiate<Token, void(boost::system::error_code, T)>(detail::LaunchWait<T>(), token,
-                                                                                  none, checked());
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, T)>(detail::LaunchWait<T>(), token, none,
+                                                                                  checked());
   }
   template <class Token = default_token>
   auto async_get(diagnostics& diag, Token&& token = {}) const {

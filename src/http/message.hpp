@@ -89,9 +89,9 @@ class IdempotencyKey {
 class RequestPath {
  public:
   RequestPath() = default;
-  RequestPath(std::string path) : owned_(std::move(path)) {}        // NOLINT(google-explicit-constructor)
-  RequestPath(const char* path) : owned_(path) {}                   // NOLINT(google-explicit-constructor)
-  static RequestPath constant(std::string_view path) noexcept {    ///< `path` must have static storage
+  RequestPath(std::string path) : owned_(std::move(path)) {}     // NOLINT(google-explicit-constructor)
+  RequestPath(const char* path) : owned_(path) {}                // NOLINT(google-explicit-constructor)
+  static RequestPath constant(std::string_view path) noexcept {  ///< `path` must have static storage
     RequestPath constant_path;
     constant_path.constant_ = path;
     return constant_path;

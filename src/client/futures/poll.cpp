@@ -318,8 +318,8 @@ class PollLoop {
     const bool warning_due = !last_warning_ || now - *last_warning_ >= warning_interval;
     if (answer.queue_state != QueueState::active && request_.warn && warning_due) {
       last_warning_ = now;
-      request_.warn(
-          queue_state_warning(request_.subject, request_.subject_text(), answer.queue_state, answer.queue_state_reason));
+      request_.warn(queue_state_warning(request_.subject, request_.subject_text(), answer.queue_state,
+                                        answer.queue_state_reason));
     }
   }
 
