@@ -431,8 +431,7 @@ bool is_safe_header_value(std::string_view value) noexcept {
 }
 
 bool is_safe_header(std::string_view name, std::string_view value) noexcept {
-  if (name.empty() || name.find_first_of(":\r\n") != std::string_view::npos) return false;
-  return is_safe_header_value(value);
+  return is_safe_header_name(name) && is_safe_header_value(value);
 }
 
 }  // namespace tinker::http

@@ -38,15 +38,18 @@ class Header {
   friend bool operator==(const Header&, const Header&) = default;
 };
 
+/// True for a header name that cannot inject lines: not empty, no ':', CR or LF.
+constexpr bool is_safe_header_name(std::string_view name) noexcept {
+  return !name.empty() && name.find_first_of(":\r\n") == std::string_view::npos;
+}
+
 /// The name of an extra request header: a constant of the SDK, checked when the SDK is compiled
-/// (not empty, no ':' and no line break), so that no request checks it again. A name that fails
-/// the check does not compile.
+/// (is_safe_header_name), so that no request checks it again. A name that fails the check does
+/// not compile.
 class HeaderName {
  public:
   consteval HeaderName(const char* name) : text(name) {  // NOLINT(google-explicit-constructor)
-    if (text.empty() || text.find_first_of(":\r\n") != std::string_view::npos) {
-      throw "a header name must not be empty nor hold ':', CR or LF";
-    }
+    if (!is_safe_header_name(text)) throw "a header name must not be empty nor hold ':', CR or LF";
   }
   std::string_view text;
 };
