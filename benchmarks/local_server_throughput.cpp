@@ -14,7 +14,7 @@
 // on a 2-core VM the client competes with the server for the cores.
 //
 // Usage: tinker-bench-local-server [seconds-per-run=2] [runs=3] [connections=16]
-#include "bench/raw_tinker_client.hpp"
+#include "programs/bench/raw_tinker_client.hpp"
 
 #include <tinker/local/server.hpp>
 

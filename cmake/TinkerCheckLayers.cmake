@@ -72,7 +72,7 @@ endforeach()
 if(violations)
   list(LENGTH violations count)
   list(JOIN violations "\n  " listed)
-  message(FATAL_ERROR "Layer rule broken (${count} include(s); the layers are declared in src/CMakeLists.txt, "
+  message(FATAL_ERROR "Layer rule broken (${count} include(s); the layers are declared in src/layers.cmake, "
                       "see doc/architecture.md#layers):\n  ${listed}")
 endif()
 message(STATUS "Layer rule: ${checked} files checked, every include respects the layers")

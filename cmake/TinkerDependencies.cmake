@@ -54,7 +54,7 @@ tinker_require(UTF8PROC_FOUND "utf8proc >= 2.5" "libutf8proc-dev")
 pkg_check_modules(LIBARCHIVE QUIET IMPORTED_TARGET libarchive>=3.4)
 tinker_require(LIBARCHIVE_FOUND "libarchive >= 3.4" "libarchive-dev")
 
-# protobuf is linked statically, and src/wire/proto keeps its symbols out of executables' dynamic
+# protobuf is linked statically, and src/core/wire/proto keeps its symbols out of executables' dynamic
 # symbol tables: libsentencepiece.so carries and exports its own, older protobuf-lite
 # (google::protobuf::*). With libprotobuf.so in the same process the two bind to each other's
 # functions: loading a SentencePiece model fails a protobuf CHECK, or the process crashes at

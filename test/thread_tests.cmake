@@ -14,14 +14,14 @@ set(TINKER_THREAD_TEST_FILES
   unit/client/async/complete_test.cpp
   unit/client/async/join_test.cpp
   unit/client/futures/core_test.cpp
-  unit/tokenizer/tokenizer_api_test.cpp
+  unit/text/tokenizer_api_test.cpp
   unit/tokenizer/tokenizer_cache_test.cpp
-  unit/local/http_api/ordering_test.cpp
-  unit/local/model/sampler_test.cpp)
+  unit/programs/local/http_api/ordering_test.cpp
+  unit/programs/local/model/sampler_test.cpp)
 file(GLOB TINKER_THREAD_TEST_SUPPORT CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/integration/support/*.cpp"
-     "${CMAKE_CURRENT_SOURCE_DIR}/unit/local/support/*.cpp")
+     "${CMAKE_CURRENT_SOURCE_DIR}/unit/programs/local/support/*.cpp")
 list(APPEND TINKER_THREAD_TEST_SUPPORT "${CMAKE_CURRENT_SOURCE_DIR}/integration/sampling/sampling_support.cpp"
-     "${CMAKE_CURRENT_SOURCE_DIR}/unit/tokenizer/tokenizer_test_support.cpp")
+     "${CMAKE_CURRENT_SOURCE_DIR}/support/tokenizer_test_support.cpp")
 list(TRANSFORM TINKER_THREAD_TEST_FILES PREPEND "${CMAKE_CURRENT_SOURCE_DIR}/")
 add_executable(tinker_thread_tests ${TINKER_THREAD_TEST_FILES} ${TINKER_THREAD_TEST_SUPPORT}
                "${CMAKE_CURRENT_SOURCE_DIR}/support/tokenizer_reference.cpp")

@@ -13,12 +13,14 @@
 #include <tinker/error.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -35,18 +37,17 @@ namespace tinker {
 /// `with_diagnostics` is), so it composes with Asio's adapters like `boost::asio::use_awaitable`
 /// does:
 ///
+// clang-format off
 /// | expression | `co_await` gives | on failure |
 /// |---|---|---|
-/// | `op(tinker::use_awaitable)` | `T` | throws `tinker::error` with the diagnostics |
+/// | `op()` (the default token) or `op(tinker::use_awaitable)` | `T` | throws `tinker::error` with the diagnostics |
 /// | `op(diag, tinker::use_awaitable)` | `T` | throws `tinker::error`; `diag` holds the same diagnostics |
-/// | `op(as_tuple(tinker::use_awaitable))` | `std::tuple<error_code, T>` | no throw; diagnostics only through the
-/// `diag` overload | | `op(redirect_error(tinker::use_awaitable, ec))` | `T` (value-initialised on failure) | no throw;
-/// sets `ec`; diagnostics only through the `diag` overload | | `op(bind_cancellation_slot(slot,
-/// tinker::use_awaitable))` | `T` | as the first row; emitting on `slot` cancels the operation (`errc::cancelled`) | |
-/// `op(deferred)(tinker::use_awaitable)` | `T` | as the first row (a deferred operation keeps its diagnostics) | |
-/// `make_parallel_group(op1(deferred), op2(deferred)).async_wait(wait_for_one(), tinker::use_awaitable)` |
-/// `std::tuple<order, error_code, T1, error_code, T2>` | no throw; each operation's diagnostics only through its `diag`
-/// overload |
+/// | `op(as_tuple(tinker::use_awaitable))` | `std::tuple<error_code, T>` | no throw; diagnostics only through the `diag` overload |
+/// | `op(redirect_error(tinker::use_awaitable, ec))` | `T` (value-initialised on failure) | no throw; sets `ec`; diagnostics only through the `diag` overload |
+/// | `op(bind_cancellation_slot(slot, tinker::use_awaitable))` | `T` | as the first row; emitting on `slot` cancels the operation (`errc::cancelled`) |
+/// | `op(deferred)(tinker::use_awaitable)` | `T` | as the first row (a deferred operation keeps its diagnostics) |
+/// | `make_parallel_group(op1(deferred), op2(deferred)).async_wait(wait_for_one(), tinker::use_awaitable)` | `std::tuple<order, error_code, T1, error_code, T2>` | no throw; each operation's diagnostics only through its `diag` overload |
+// clang-format on
 ///
 /// The rule behind the table: a completion signature that starts with an `error_code` is
 /// awaited as by `boost::asio::use_awaitable`, but a failure throws `tinker::error`; any other
@@ -81,11 +82,19 @@ class use_awaitable_t {
 inline constexpr use_awaitable_t use_awaitable{};
 
 /// The default token of every `async_x` (Boost 1.81 has no default completion token of its own):
-/// `co_await op(...)` then throws a bare `boost::system::system_error`; prefer
-/// `tinker::use_awaitable`.
-using default_token = boost::asio::deferred_t;
+/// `tinker::use_awaitable`, so a plain `co_await client.async_x(...)` returns the value or throws
+/// `tinker::error` with the server's request id and message, as Boost.MySQL's default token does.
+/// Any other token is passed explicitly: `boost::asio::deferred` to compose operations (parallel
+/// groups), `boost::asio::use_future`, `as_tuple(...)`, a callback.
+using default_token = use_awaitable_t;
 
 namespace detail {
+
+/// The shared state behind a ServiceClient and every client it made (defined in src/).
+class ClientHolder;
+using HolderPtr = std::shared_ptr<ClientHolder>;
+/// The executor a holder's clients run on.
+boost::asio::any_io_executor holder_executor(const ClientHolder& holder) noexcept;
 
 template <class T>
 using Handler = boost::asio::any_completion_handler<void(boost::system::error_code, T)>;

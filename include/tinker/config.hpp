@@ -2,7 +2,7 @@
 /// Client options: set in code, or read from the environment (`doc/protocol.md#transport`).
 ///
 /// Defaults follow the protocol where it gives one (timeouts, the retry layers of
-/// `doc/protocol.md#retry-layers`) and are documented choices elsewhere (pool sizes, body
+/// `doc/protocol.md#retries`) and are documented choices elsewhere (pool sizes, body
 /// limits, `doc/protocol.md#pools-timeouts-and-throttles`). A bad value is a `tinker::error`
 /// (invalid_configuration) naming the option or variable; the API key never appears in a message.
 #pragma once
@@ -54,19 +54,19 @@ enum class LogLevel {
 /// "off", "error", "warning", "info" or "debug" (the values of TINKER_LOG).
 const char* to_string(LogLevel level) noexcept;
 
-/// Transport-level retry (layer 1) and whole-call retry (layer 2) of
-/// `doc/protocol.md#retry-layers`.
+/// Transport retries (the same request again) and call retries (the whole call again) of
+/// `doc/protocol.md#retries`.
 class RetryOptions {
  public:
   /// The protocol's defaults.
   RetryOptions() = default;
 
-  int max_retries = 10;  ///< layer 1: retries after the first attempt (per-endpoint overrides may lower it)
-  std::chrono::milliseconds initial_delay{500};       ///< layer 1: delay before the first retry
-  std::chrono::milliseconds max_delay{10'000};        ///< layer 1: cap of the exponential delay
+  int max_retries = 10;  ///< transport retry: retries after the first attempt (per-endpoint overrides may lower it)
+  std::chrono::milliseconds initial_delay{500};       ///< transport retry: delay before the first retry
+  std::chrono::milliseconds max_delay{10'000};        ///< transport retry: cap of the exponential delay
   std::chrono::milliseconds max_retry_after{60'000};  ///< server Retry-After hints above this are ignored
-  std::chrono::seconds call_budget{300};              ///< layer 2: wall-time budget of one logical call
-  std::chrono::seconds call_max_delay{30};            ///< layer 2: cap of the 2^k s delay
+  std::chrono::seconds call_budget{300};              ///< call retry: wall-time budget of one logical call
+  std::chrono::seconds call_max_delay{30};            ///< call retry: cap of the 2^k s delay
 
   /// Equal when every field is equal.
   friend bool operator==(const RetryOptions&, const RetryOptions&) = default;
@@ -210,7 +210,7 @@ class ClientOptions {
   Secret cloudflare_access_client_secret;
   /// Extra headers sent with every request to the service.
   std::map<std::string, std::string> default_headers;
-  RetryOptions retry;       ///< retry layers 1 and 2
+  RetryOptions retry;       ///< transport and call retries
   TimeoutOptions timeouts;  ///< per-request timeouts
   PoolOptions pools;        ///< connection pools
   LimitOptions limits;      ///< response size limits

@@ -36,12 +36,12 @@ class RequestFinished {
   std::string_view request_id;            ///< the server's x-request-id; empty when it sent none
 };
 
-/// Which retry layer of `doc/protocol.md#retry-layers` decided to send again.
+/// Which retry layer of `doc/protocol.md#retries` decided to send again.
 enum class RetryLayer {
-  transport,    ///< layer 1: the same request again (connection failures, 5xx, 408, 429)
-  call,         ///< layer 2: the whole call again, within its time budget
-  sampling,     ///< layer 3: a fresh sampling attempt (new seq_id)
-  future_poll,  ///< layer 4: retrieve_future again after a failed or unreadable poll
+  transport,    ///< transport retry: the same request again (connection failures, 5xx, 408, 429)
+  call,         ///< call retry: the whole call again, within its time budget
+  sampling,     ///< sample resubmission: a fresh sampling attempt (new seq_id)
+  future_poll,  ///< future polling: retrieve_future again after a failed or unreadable poll
 };
 /// "transport", "call", "sampling" or "future_poll".
 const char* to_string(RetryLayer layer) noexcept;

@@ -68,7 +68,7 @@ class FutureStatus {
 
 namespace detail {
 
-/// The type-erased shared state behind every Future (src/client/future_core.cpp).
+/// The type-erased shared state behind every Future (src/client/futures/core.hpp).
 class FutureCore;
 using ErasedResult = std::shared_ptr<const void>;
 

@@ -117,8 +117,6 @@ class AuditLogOptions {
 };
 
 namespace detail {
-class ClientHolder;
-using RestHolder = std::shared_ptr<ClientHolder>;
 
 /// A checkpoint named by run id + checkpoint id, or by a `tinker://` path that the operation
 /// parses (so a bad path completes the operation with invalid_argument instead of throwing).
@@ -142,60 +140,46 @@ enum class CheckpointAction { delete_checkpoint, publish, unpublish };
 
 using Done = std::monostate;
 
-void rest_list_training_runs(RestHolder h, ListTrainingRunsOptions o, diagnostics* d, Handler<TrainingRunsResponse> c);
-void rest_get_training_run(RestHolder h, CheckpointRef run, AccessScope s, diagnostics* d, Handler<TrainingRun> c);
-void rest_list_checkpoints(RestHolder h, std::string run_id, diagnostics* d, Handler<CheckpointsListResponse> c);
-void rest_list_user_checkpoints(RestHolder h, ListUserCheckpointsOptions o, diagnostics* d,
+void rest_list_training_runs(HolderPtr h, ListTrainingRunsOptions o, diagnostics* d, Handler<TrainingRunsResponse> c);
+void rest_get_training_run(HolderPtr h, CheckpointRef run, AccessScope s, diagnostics* d, Handler<TrainingRun> c);
+void rest_list_checkpoints(HolderPtr h, std::string run_id, diagnostics* d, Handler<CheckpointsListResponse> c);
+void rest_list_user_checkpoints(HolderPtr h, ListUserCheckpointsOptions o, diagnostics* d,
                                 Handler<CheckpointsListResponse> c);
-void rest_checkpoint_action(RestHolder h, CheckpointRef ref, CheckpointAction a, diagnostics* d, Handler<Done> c);
-void rest_set_checkpoint_ttl(RestHolder h, CheckpointRef ref, std::optional<std::int64_t> ttl_seconds, diagnostics* d,
+void rest_checkpoint_action(HolderPtr h, CheckpointRef ref, CheckpointAction a, diagnostics* d, Handler<Done> c);
+void rest_set_checkpoint_ttl(HolderPtr h, CheckpointRef ref, std::optional<std::int64_t> ttl_seconds, diagnostics* d,
                              Handler<Done> c);
-void rest_get_checkpoint_archive_url(RestHolder h, CheckpointRef ref, diagnostics* d,
+void rest_get_checkpoint_archive_url(HolderPtr h, CheckpointRef ref, diagnostics* d,
                                      Handler<CheckpointArchiveUrlResponse> c);
-void rest_download_checkpoint(RestHolder h, std::string tinker_path, DownloadOptions o, diagnostics* d,
+void rest_download_checkpoint(HolderPtr h, std::string tinker_path, DownloadOptions o, diagnostics* d,
                               Handler<DownloadResult> c);
-void rest_download_url(RestHolder h, std::string url, std::filesystem::path file, UrlDownloadOptions o, diagnostics* d,
+void rest_download_url(HolderPtr h, std::string url, std::filesystem::path file, UrlDownloadOptions o, diagnostics* d,
                        Handler<DownloadResult> c);
-void rest_get_weights_info(RestHolder holder, std::string tinker_path, diagnostics* diag,
+void rest_get_weights_info(HolderPtr holder, std::string tinker_path, diagnostics* diag,
                            Handler<WeightsInfoResponse> handler);
-void rest_list_sessions(RestHolder h, ListSessionsOptions o, diagnostics* d, Handler<ListSessionsResponse> c);
-void rest_get_session(RestHolder h, std::string session_id, AccessScope s, diagnostics* d,
+void rest_list_sessions(HolderPtr h, ListSessionsOptions o, diagnostics* d, Handler<ListSessionsResponse> c);
+void rest_get_session(HolderPtr h, std::string session_id, AccessScope s, diagnostics* d,
                       Handler<GetSessionResponse> c);
-void rest_assign_session_project(RestHolder h, std::string session_id, std::string project_id, diagnostics* d,
+void rest_assign_session_project(HolderPtr h, std::string session_id, std::string project_id, diagnostics* d,
                                  Handler<Done> c);
-void rest_export_session_trace(RestHolder h, std::string session_id, diagnostics* d, Handler<TraceExportResponse> c);
-void rest_get_sampler(RestHolder holder, std::string sampler_id, diagnostics* diag,
-                      Handler<GetSamplerResponse> handler);
-void rest_get_audit_log(RestHolder h, AuditLogOptions o, diagnostics* d, Handler<AuditLogResponse> c);
-void rest_get_billing_usage(RestHolder h, Timestamp starting_on, Timestamp ending_before, diagnostics* d,
+void rest_export_session_trace(HolderPtr h, std::string session_id, diagnostics* d, Handler<TraceExportResponse> c);
+void rest_get_sampler(HolderPtr holder, std::string sampler_id, diagnostics* diag, Handler<GetSamplerResponse> handler);
+void rest_get_audit_log(HolderPtr h, AuditLogOptions o, diagnostics* d, Handler<AuditLogResponse> c);
+void rest_get_billing_usage(HolderPtr h, Timestamp starting_on, Timestamp ending_before, diagnostics* d,
                             Handler<BillingUsageResponse> c);
-void rest_list_all_training_runs(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c);
-void rest_list_all_user_checkpoints(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<Checkpoint>> c);
-void rest_list_all_sessions(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c);
-void rest_whoami(RestHolder h, diagnostics* d, Handler<WhoamiResponse> c);
+void rest_list_all_training_runs(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c);
+void rest_list_all_user_checkpoints(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<Checkpoint>> c);
+void rest_list_all_sessions(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c);
+void rest_whoami(HolderPtr h, diagnostics* d, Handler<WhoamiResponse> c);
 TelemetryInfo holder_telemetry(const ClientHolder& h);
 }  // namespace detail
-
-/// Declares one RestClient call in its two forms (internal; undefined at the end of this header).
-#define TINKER_REST_CALL(T, name, fn, params, args)                                                              \
-  template <class Token = default_token>                                                                         \
-  auto name(TINKER_REST_UNPAREN params Token&& token = {}) const {                                               \
-    return detail::start<T>(std::forward<Token>(token), nullptr, &detail::fn, holder_ TINKER_REST_UNPAREN args); \
-  }                                                                                                              \
-  template <class Token = default_token>                                                                         \
-  auto name(TINKER_REST_UNPAREN params diagnostics& diag, Token&& token = {}) const {                            \
-    return detail::start<T>(std::forward<Token>(token), &diag, &detail::fn, holder_ TINKER_REST_UNPAREN args);   \
-  }
-/// Removes the parentheses around a macro argument (internal; undefined at the end of this header).
-#define TINKER_REST_UNPAREN(...) __VA_ARGS__
 
 /// The management calls that need no session: training runs, checkpoints (by run id +
 /// checkpoint id, or by `tinker://` path), checkpoint downloads, sessions, samplers, the audit
 /// log and billing usage (`doc/rest.md`). Get one from ServiceClient::create_rest_client().
 ///
 /// A cheap handle; copies share the connection pools of the ServiceClient that made them, and
-/// calls may come from any thread. Every call goes through retry layers 1 and 2
-/// (`doc/protocol.md#retry-layers`) and comes in two forms: without and with a `diagnostics&`
+/// calls may come from any thread. Every call goes through transport and call retries
+/// (`doc/protocol.md#retries`) and comes in two forms: without and with a `diagnostics&`
 /// that receives the HTTP status, request id and server message of a failure. Errors are the
 /// HTTP status classes of tinker::errc (e.g. not_found, permission_denied, conflict); a
 /// malformed `tinker://` path completes with invalid_argument. Calls whose answer carries
@@ -203,104 +187,256 @@ TelemetryInfo holder_telemetry(const ClientHolder& h);
 class RestClient {
  public:
   /// Internal: ServiceClient::create_rest_client() makes REST clients.
-  explicit RestClient(std::shared_ptr<detail::ClientHolder> holder) : holder_(std::move(holder)) {}
+  explicit RestClient(detail::HolderPtr holder) : holder_(std::move(holder)) {}
+
+  /// The executor this client runs on (the one its ServiceClient was given), as Asio's I/O objects
+  /// have: to post work next to the client's or to run a timer beside its operations.
+  boost::asio::any_io_executor get_executor() const noexcept { return detail::holder_executor(*holder_); }
 
   // ---- Training runs ----
   /// GET /api/v1/training_runs: one page of runs with its cursor.
   ///@{
-  TINKER_REST_CALL(TrainingRunsResponse, async_list_training_runs, rest_list_training_runs,
-                   (ListTrainingRunsOptions options, ), (, std::move(options)))
+  template <class Token = default_token>
+  auto async_list_training_runs(ListTrainingRunsOptions options, Token&& token = {}) const {
+    return detail::start<TrainingRunsResponse>(std::forward<Token>(token), nullptr, &detail::rest_list_training_runs,
+                                               holder_, std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_list_training_runs(ListTrainingRunsOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<TrainingRunsResponse>(std::forward<Token>(token), &diag, &detail::rest_list_training_runs,
+                                               holder_, std::move(options));
+  }
   ///@}
   /// GET /api/v1/training_runs/{id}: one run, looked up in `scope`.
   ///@{
-  TINKER_REST_CALL(TrainingRun, async_get_training_run, rest_get_training_run,
-                   (std::string run_id, AccessScope scope, ), (, detail::CheckpointRef(std::move(run_id), ""), scope))
+  template <class Token = default_token>
+  auto async_get_training_run(std::string run_id, AccessScope scope, Token&& token = {}) const {
+    return detail::start<TrainingRun>(std::forward<Token>(token), nullptr, &detail::rest_get_training_run, holder_,
+                                      detail::CheckpointRef(std::move(run_id), ""), scope);
+  }
+  template <class Token = default_token>
+  auto async_get_training_run(std::string run_id, AccessScope scope, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<TrainingRun>(std::forward<Token>(token), &diag, &detail::rest_get_training_run, holder_,
+                                      detail::CheckpointRef(std::move(run_id), ""), scope);
+  }
   ///@}
   /// The run owning a `tinker://` checkpoint path.
   ///@{
-  TINKER_REST_CALL(TrainingRun, async_get_training_run_by_tinker_path, rest_get_training_run,
-                   (std::string tinker_path, AccessScope scope, ),
-                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), scope))
+  template <class Token = default_token>
+  auto async_get_training_run_from_tinker_path(std::string tinker_path, AccessScope scope, Token&& token = {}) const {
+    return detail::start<TrainingRun>(std::forward<Token>(token), nullptr, &detail::rest_get_training_run, holder_,
+                                      detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), scope);
+  }
+  template <class Token = default_token>
+  auto async_get_training_run_from_tinker_path(std::string tinker_path, AccessScope scope, diagnostics& diag,
+                                               Token&& token = {}) const {
+    return detail::start<TrainingRun>(std::forward<Token>(token), &diag, &detail::rest_get_training_run, holder_,
+                                      detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), scope);
+  }
   ///@}
   /// Every run, page by page (ListAllOptions::default_runs_page per request).
   ///@{
-  TINKER_REST_CALL(std::vector<TrainingRun>, async_list_all_training_runs, rest_list_all_training_runs,
-                   (ListAllOptions options, ), (, std::move(options)))
+  template <class Token = default_token>
+  auto async_list_all_training_runs(ListAllOptions options, Token&& token = {}) const {
+    return detail::start<std::vector<TrainingRun>>(std::forward<Token>(token), nullptr,
+                                                   &detail::rest_list_all_training_runs, holder_, std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_list_all_training_runs(ListAllOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::vector<TrainingRun>>(std::forward<Token>(token), &diag,
+                                                   &detail::rest_list_all_training_runs, holder_, std::move(options));
+  }
   ///@}
 
   // ---- Checkpoints ----
   /// GET /api/v1/training_runs/{id}/checkpoints: training and sampler checkpoints of one run.
   ///@{
-  TINKER_REST_CALL(CheckpointsListResponse, async_list_checkpoints, rest_list_checkpoints, (std::string run_id, ),
-                   (, std::move(run_id)))
+  template <class Token = default_token>
+  auto async_list_checkpoints(std::string run_id, Token&& token = {}) const {
+    return detail::start<CheckpointsListResponse>(std::forward<Token>(token), nullptr, &detail::rest_list_checkpoints,
+                                                  holder_, std::move(run_id));
+  }
+  template <class Token = default_token>
+  auto async_list_checkpoints(std::string run_id, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<CheckpointsListResponse>(std::forward<Token>(token), &diag, &detail::rest_list_checkpoints,
+                                                  holder_, std::move(run_id));
+  }
   ///@}
   /// GET /api/v1/checkpoints: one page of the caller's checkpoints, newest first.
   ///@{
-  TINKER_REST_CALL(CheckpointsListResponse, async_list_user_checkpoints, rest_list_user_checkpoints,
-                   (ListUserCheckpointsOptions options, ), (, std::move(options)))
+  template <class Token = default_token>
+  auto async_list_user_checkpoints(ListUserCheckpointsOptions options, Token&& token = {}) const {
+    return detail::start<CheckpointsListResponse>(std::forward<Token>(token), nullptr,
+                                                  &detail::rest_list_user_checkpoints, holder_, std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_list_user_checkpoints(ListUserCheckpointsOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<CheckpointsListResponse>(std::forward<Token>(token), &diag,
+                                                  &detail::rest_list_user_checkpoints, holder_, std::move(options));
+  }
   ///@}
   /// Every checkpoint of the caller, page by page (default_checkpoints_page per request).
   ///@{
-  TINKER_REST_CALL(std::vector<Checkpoint>, async_list_all_user_checkpoints, rest_list_all_user_checkpoints,
-                   (ListAllOptions options, ), (, std::move(options)))
+  template <class Token = default_token>
+  auto async_list_all_user_checkpoints(ListAllOptions options, Token&& token = {}) const {
+    return detail::start<std::vector<Checkpoint>>(std::forward<Token>(token), nullptr,
+                                                  &detail::rest_list_all_user_checkpoints, holder_, std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_list_all_user_checkpoints(ListAllOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::vector<Checkpoint>>(std::forward<Token>(token), &diag,
+                                                  &detail::rest_list_all_user_checkpoints, holder_, std::move(options));
+  }
   ///@}
   /// Deletes the checkpoint (run owner only); by run id + checkpoint id ("weights/<name>" or
   /// "sampler_weights/<name>"), or by `tinker://` path with the `_from_tinker_path` form.
   ///@{
-  TINKER_REST_CALL(std::monostate, async_delete_checkpoint, rest_checkpoint_action,
-                   (std::string run_id, std::string checkpoint_id, ),
-                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
-                    detail::CheckpointAction::delete_checkpoint))
-  TINKER_REST_CALL(std::monostate, async_delete_checkpoint_from_tinker_path, rest_checkpoint_action,
-                   (std::string tinker_path, ),
-                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
-                    detail::CheckpointAction::delete_checkpoint))
+  template <class Token = default_token>
+  auto async_delete_checkpoint(std::string run_id, std::string checkpoint_id, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         detail::CheckpointAction::delete_checkpoint);
+  }
+  template <class Token = default_token>
+  auto async_delete_checkpoint(std::string run_id, std::string checkpoint_id, diagnostics& diag,
+                               Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         detail::CheckpointAction::delete_checkpoint);
+  }
+  template <class Token = default_token>
+  auto async_delete_checkpoint_from_tinker_path(std::string tinker_path, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                                         detail::CheckpointAction::delete_checkpoint);
+  }
+  template <class Token = default_token>
+  auto async_delete_checkpoint_from_tinker_path(std::string tinker_path, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                                         detail::CheckpointAction::delete_checkpoint);
+  }
   ///@}
   /// Makes the checkpoint public (readable by other users); conflict (409) when it already is.
   /// By run id + checkpoint id, or by `tinker://` path.
   ///@{
-  TINKER_REST_CALL(std::monostate, async_publish_checkpoint, rest_checkpoint_action,
-                   (std::string run_id, std::string checkpoint_id, ),
-                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
-                    detail::CheckpointAction::publish))
-  TINKER_REST_CALL(std::monostate, async_publish_checkpoint_from_tinker_path, rest_checkpoint_action,
-                   (std::string tinker_path, ),
-                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
-                    detail::CheckpointAction::publish))
+  template <class Token = default_token>
+  auto async_publish_checkpoint(std::string run_id, std::string checkpoint_id, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         detail::CheckpointAction::publish);
+  }
+  template <class Token = default_token>
+  auto async_publish_checkpoint(std::string run_id, std::string checkpoint_id, diagnostics& diag,
+                                Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         detail::CheckpointAction::publish);
+  }
+  template <class Token = default_token>
+  auto async_publish_checkpoint_from_tinker_path(std::string tinker_path, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                                         detail::CheckpointAction::publish);
+  }
+  template <class Token = default_token>
+  auto async_publish_checkpoint_from_tinker_path(std::string tinker_path, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                                         detail::CheckpointAction::publish);
+  }
   ///@}
   /// Makes the checkpoint private again; conflict (409) when it already is. By run id +
   /// checkpoint id, or by `tinker://` path.
   ///@{
-  TINKER_REST_CALL(std::monostate, async_unpublish_checkpoint, rest_checkpoint_action,
-                   (std::string run_id, std::string checkpoint_id, ),
-                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
-                    detail::CheckpointAction::unpublish))
-  TINKER_REST_CALL(std::monostate, async_unpublish_checkpoint_from_tinker_path, rest_checkpoint_action,
-                   (std::string tinker_path, ),
-                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
-                    detail::CheckpointAction::unpublish))
+  template <class Token = default_token>
+  auto async_unpublish_checkpoint(std::string run_id, std::string checkpoint_id, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         detail::CheckpointAction::unpublish);
+  }
+  template <class Token = default_token>
+  auto async_unpublish_checkpoint(std::string run_id, std::string checkpoint_id, diagnostics& diag,
+                                  Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         detail::CheckpointAction::unpublish);
+  }
+  template <class Token = default_token>
+  auto async_unpublish_checkpoint_from_tinker_path(std::string tinker_path, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                                         detail::CheckpointAction::unpublish);
+  }
+  template <class Token = default_token>
+  auto async_unpublish_checkpoint_from_tinker_path(std::string tinker_path, diagnostics& diag,
+                                                   Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_checkpoint_action, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)),
+                                         detail::CheckpointAction::unpublish);
+  }
   ///@}
   /// PUT .../ttl: expire `ttl_seconds` from now (> 0, else bad_request), or never (nullopt). By
   /// run id + checkpoint id, or by `tinker://` path.
   ///@{
-  TINKER_REST_CALL(std::monostate, async_set_checkpoint_ttl, rest_set_checkpoint_ttl,
-                   (std::string run_id, std::string checkpoint_id, std::optional<std::int64_t> ttl_seconds, ),
-                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)), ttl_seconds))
-  TINKER_REST_CALL(std::monostate, async_set_checkpoint_ttl_from_tinker_path, rest_set_checkpoint_ttl,
-                   (std::string tinker_path, std::optional<std::int64_t> ttl_seconds, ),
-                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), ttl_seconds))
+  template <class Token = default_token>
+  auto async_set_checkpoint_ttl(std::string run_id, std::string checkpoint_id, std::optional<std::int64_t> ttl_seconds,
+                                Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_set_checkpoint_ttl, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         ttl_seconds);
+  }
+  template <class Token = default_token>
+  auto async_set_checkpoint_ttl(std::string run_id, std::string checkpoint_id, std::optional<std::int64_t> ttl_seconds,
+                                diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_set_checkpoint_ttl, holder_,
+                                         detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)),
+                                         ttl_seconds);
+  }
+  template <class Token = default_token>
+  auto async_set_checkpoint_ttl_from_tinker_path(std::string tinker_path, std::optional<std::int64_t> ttl_seconds,
+                                                 Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_set_checkpoint_ttl, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), ttl_seconds);
+  }
+  template <class Token = default_token>
+  auto async_set_checkpoint_ttl_from_tinker_path(std::string tinker_path, std::optional<std::int64_t> ttl_seconds,
+                                                 diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_set_checkpoint_ttl, holder_,
+                                         detail::CheckpointRef::from_tinker_path(std::move(tinker_path)), ttl_seconds);
+  }
   ///@}
   /// A signed download URL of the checkpoint's tar archive and when it expires
   /// (`doc/rest.md#checkpoint-downloads`: the 302 is read, never followed; the 200 JSON form is
   /// accepted; 503 "still building" is waited for, 30 s at a time, up to 6 attempts). By run id
   /// + checkpoint id, or by `tinker://` path.
   ///@{
-  TINKER_REST_CALL(CheckpointArchiveUrlResponse, async_get_checkpoint_archive_url, rest_get_checkpoint_archive_url,
-                   (std::string run_id, std::string checkpoint_id, ),
-                   (, detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id))))
-  TINKER_REST_CALL(CheckpointArchiveUrlResponse, async_get_checkpoint_archive_url_from_tinker_path,
-                   rest_get_checkpoint_archive_url, (std::string tinker_path, ),
-                   (, detail::CheckpointRef::from_tinker_path(std::move(tinker_path))))
+  template <class Token = default_token>
+  auto async_get_checkpoint_archive_url(std::string run_id, std::string checkpoint_id, Token&& token = {}) const {
+    return detail::start<CheckpointArchiveUrlResponse>(
+        std::forward<Token>(token), nullptr, &detail::rest_get_checkpoint_archive_url, holder_,
+        detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)));
+  }
+  template <class Token = default_token>
+  auto async_get_checkpoint_archive_url(std::string run_id, std::string checkpoint_id, diagnostics& diag,
+                                        Token&& token = {}) const {
+    return detail::start<CheckpointArchiveUrlResponse>(
+        std::forward<Token>(token), &diag, &detail::rest_get_checkpoint_archive_url, holder_,
+        detail::CheckpointRef(std::move(run_id), std::move(checkpoint_id)));
+  }
+  template <class Token = default_token>
+  auto async_get_checkpoint_archive_url_from_tinker_path(std::string tinker_path, Token&& token = {}) const {
+    return detail::start<CheckpointArchiveUrlResponse>(std::forward<Token>(token), nullptr,
+                                                       &detail::rest_get_checkpoint_archive_url, holder_,
+                                                       detail::CheckpointRef::from_tinker_path(std::move(tinker_path)));
+  }
+  template <class Token = default_token>
+  auto async_get_checkpoint_archive_url_from_tinker_path(std::string tinker_path, diagnostics& diag,
+                                                         Token&& token = {}) const {
+    return detail::start<CheckpointArchiveUrlResponse>(std::forward<Token>(token), &diag,
+                                                       &detail::rest_get_checkpoint_archive_url, holder_,
+                                                       detail::CheckpointRef::from_tinker_path(std::move(tinker_path)));
+  }
   ///@}
   /// Downloads the checkpoint's archive (URL as above, then a GET without credentials), streams
   /// it to disk in constant memory, resumes with HTTP Range after a connection drop, verifies the
@@ -308,8 +444,17 @@ class RestClient {
   /// Archives with absolute paths, `..`, links or special files are refused (invalid_argument)
   /// and leave no target directory behind. `options.on_progress` runs on the client's io thread.
   ///@{
-  TINKER_REST_CALL(DownloadResult, async_download_checkpoint, rest_download_checkpoint,
-                   (std::string tinker_path, DownloadOptions options, ), (, std::move(tinker_path), std::move(options)))
+  template <class Token = default_token>
+  auto async_download_checkpoint(std::string tinker_path, DownloadOptions options, Token&& token = {}) const {
+    return detail::start<DownloadResult>(std::forward<Token>(token), nullptr, &detail::rest_download_checkpoint,
+                                         holder_, std::move(tinker_path), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_download_checkpoint(std::string tinker_path, DownloadOptions options, diagnostics& diag,
+                                 Token&& token = {}) const {
+    return detail::start<DownloadResult>(std::forward<Token>(token), &diag, &detail::rest_download_checkpoint, holder_,
+                                         std::move(tinker_path), std::move(options));
+  }
   ///@}
   /// Downloads one file from a signed URL (a checkpoint archive URL, a session trace's URL) to
   /// `file`: a GET without credentials, streamed to a hidden part file beside `file` in constant
@@ -318,54 +463,143 @@ class RestClient {
   /// `file` is invalid_argument, an existing file conflict unless `options.force`. The result's
   /// `path` is `file` and `archive_bytes` its size; `files` stays empty.
   ///@{
-  TINKER_REST_CALL(DownloadResult, async_download_url, rest_download_url,
-                   (std::string url, std::filesystem::path file, UrlDownloadOptions options, ),
-                   (, std::move(url), std::move(file), std::move(options)))
+  template <class Token = default_token>
+  auto async_download_url(std::string url, std::filesystem::path file, UrlDownloadOptions options,
+                          Token&& token = {}) const {
+    return detail::start<DownloadResult>(std::forward<Token>(token), nullptr, &detail::rest_download_url, holder_,
+                                         std::move(url), std::move(file), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_download_url(std::string url, std::filesystem::path file, UrlDownloadOptions options, diagnostics& diag,
+                          Token&& token = {}) const {
+    return detail::start<DownloadResult>(std::forward<Token>(token), &diag, &detail::rest_download_url, holder_,
+                                         std::move(url), std::move(file), std::move(options));
+  }
   ///@}
   /// POST /api/v1/weights_info for a `tinker://` checkpoint path: base model and LoRA settings.
   ///@{
-  TINKER_REST_CALL(WeightsInfoResponse, async_get_weights_info, rest_get_weights_info, (std::string tinker_path, ),
-                   (, std::move(tinker_path)))
+  template <class Token = default_token>
+  auto async_get_weights_info(std::string tinker_path, Token&& token = {}) const {
+    return detail::start<WeightsInfoResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_weights_info,
+                                              holder_, std::move(tinker_path));
+  }
+  template <class Token = default_token>
+  auto async_get_weights_info(std::string tinker_path, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<WeightsInfoResponse>(std::forward<Token>(token), &diag, &detail::rest_get_weights_info,
+                                              holder_, std::move(tinker_path));
+  }
   ///@}
-  /// The same call under the Python SDK's name.
+  /// The same call, spelled like every other call that takes a `tinker://` path.
   ///@{
-  TINKER_REST_CALL(WeightsInfoResponse, async_get_weights_info_by_tinker_path, rest_get_weights_info,
-                   (std::string tinker_path, ), (, std::move(tinker_path)))
+  template <class Token = default_token>
+  auto async_get_weights_info_from_tinker_path(std::string tinker_path, Token&& token = {}) const {
+    return detail::start<WeightsInfoResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_weights_info,
+                                              holder_, std::move(tinker_path));
+  }
+  template <class Token = default_token>
+  auto async_get_weights_info_from_tinker_path(std::string tinker_path, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<WeightsInfoResponse>(std::forward<Token>(token), &diag, &detail::rest_get_weights_info,
+                                              holder_, std::move(tinker_path));
+  }
+  ///@}
+
+  /// Deprecated spellings (the Python SDK's `_by_tinker_path`), kept for one release: every call
+  /// that takes a `tinker://` path is named `..._from_tinker_path`.
+  ///@{
+  template <class... Args>
+  [[deprecated("renamed async_get_training_run_from_tinker_path")]] auto async_get_training_run_by_tinker_path(
+      Args&&... args) const {
+    return async_get_training_run_from_tinker_path(std::forward<Args>(args)...);
+  }
+  template <class... Args>
+  [[deprecated("renamed async_get_weights_info_from_tinker_path")]] auto async_get_weights_info_by_tinker_path(
+      Args&&... args) const {
+    return async_get_weights_info_from_tinker_path(std::forward<Args>(args)...);
+  }
   ///@}
 
   // ---- Sessions and samplers ----
   /// GET /api/v1/sessions: one page of session ids, newest first.
   ///@{
-  TINKER_REST_CALL(ListSessionsResponse, async_list_sessions, rest_list_sessions, (ListSessionsOptions options, ),
-                   (, std::move(options)))
+  template <class Token = default_token>
+  auto async_list_sessions(ListSessionsOptions options, Token&& token = {}) const {
+    return detail::start<ListSessionsResponse>(std::forward<Token>(token), nullptr, &detail::rest_list_sessions,
+                                               holder_, std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_list_sessions(ListSessionsOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<ListSessionsResponse>(std::forward<Token>(token), &diag, &detail::rest_list_sessions, holder_,
+                                               std::move(options));
+  }
   ///@}
   /// Every session id, page by page (default_sessions_page per request).
   ///@{
-  TINKER_REST_CALL(std::vector<std::string>, async_list_all_sessions, rest_list_all_sessions,
-                   (ListAllOptions options, ), (, std::move(options)))
+  template <class Token = default_token>
+  auto async_list_all_sessions(ListAllOptions options, Token&& token = {}) const {
+    return detail::start<std::vector<std::string>>(std::forward<Token>(token), nullptr, &detail::rest_list_all_sessions,
+                                                   holder_, std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_list_all_sessions(ListAllOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::vector<std::string>>(std::forward<Token>(token), &diag, &detail::rest_list_all_sessions,
+                                                   holder_, std::move(options));
+  }
   ///@}
   /// GET /api/v1/sessions/{id}: its training runs and samplers, looked up in `scope`.
   ///@{
-  TINKER_REST_CALL(GetSessionResponse, async_get_session, rest_get_session,
-                   (std::string session_id, AccessScope scope, ), (, std::move(session_id), scope))
+  template <class Token = default_token>
+  auto async_get_session(std::string session_id, AccessScope scope, Token&& token = {}) const {
+    return detail::start<GetSessionResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_session, holder_,
+                                             std::move(session_id), scope);
+  }
+  template <class Token = default_token>
+  auto async_get_session(std::string session_id, AccessScope scope, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<GetSessionResponse>(std::forward<Token>(token), &diag, &detail::rest_get_session, holder_,
+                                             std::move(session_id), scope);
+  }
   ///@}
   /// PUT /api/v1/sessions/{id}/project: moves the session and its runs into a project
   /// (permission_denied without access to it).
   ///@{
-  TINKER_REST_CALL(std::monostate, async_assign_session_project, rest_assign_session_project,
-                   (std::string session_id, std::string project_id, ), (, std::move(session_id), std::move(project_id)))
+  template <class Token = default_token>
+  auto async_assign_session_project(std::string session_id, std::string project_id, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_assign_session_project,
+                                         holder_, std::move(session_id), std::move(project_id));
+  }
+  template <class Token = default_token>
+  auto async_assign_session_project(std::string session_id, std::string project_id, diagnostics& diag,
+                                    Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_assign_session_project,
+                                         holder_, std::move(session_id), std::move(project_id));
+  }
   ///@}
   /// Starts (or reuses) the server's Perfetto trace export of a session and polls it every 5 s
   /// until it is ready (the result carries the download URL); a failed export completes with
   /// request_failed and the server's error text.
   ///@{
-  TINKER_REST_CALL(TraceExportResponse, async_export_session_trace, rest_export_session_trace,
-                   (std::string session_id, ), (, std::move(session_id)))
+  template <class Token = default_token>
+  auto async_export_session_trace(std::string session_id, Token&& token = {}) const {
+    return detail::start<TraceExportResponse>(std::forward<Token>(token), nullptr, &detail::rest_export_session_trace,
+                                              holder_, std::move(session_id));
+  }
+  template <class Token = default_token>
+  auto async_export_session_trace(std::string session_id, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<TraceExportResponse>(std::forward<Token>(token), &diag, &detail::rest_export_session_trace,
+                                              holder_, std::move(session_id));
+  }
   ///@}
   /// GET /api/v1/samplers/{id}: the base model (and checkpoint) a sampler serves.
   ///@{
-  TINKER_REST_CALL(GetSamplerResponse, async_get_sampler, rest_get_sampler, (std::string sampler_id, ),
-                   (, std::move(sampler_id)))
+  template <class Token = default_token>
+  auto async_get_sampler(std::string sampler_id, Token&& token = {}) const {
+    return detail::start<GetSamplerResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_sampler, holder_,
+                                             std::move(sampler_id));
+  }
+  template <class Token = default_token>
+  auto async_get_sampler(std::string sampler_id, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<GetSamplerResponse>(std::forward<Token>(token), &diag, &detail::rest_get_sampler, holder_,
+                                             std::move(sampler_id));
+  }
   ///@}
 
   // ---- Identity ----
@@ -375,7 +609,14 @@ class RestClient {
   /// pjwt_auth_enabled), or when the API key itself is a JWT issued by "passport-..."; otherwise
   /// it fails with invalid_configuration saying why (`doc/rest.md#whoami`).
   ///@{
-  TINKER_REST_CALL(WhoamiResponse, async_whoami, rest_whoami, (), ())
+  template <class Token = default_token>
+  auto async_whoami(Token&& token = {}) const {
+    return detail::start<WhoamiResponse>(std::forward<Token>(token), nullptr, &detail::rest_whoami, holder_);
+  }
+  template <class Token = default_token>
+  auto async_whoami(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<WhoamiResponse>(std::forward<Token>(token), &diag, &detail::rest_whoami, holder_);
+  }
   ///@}
 
   /// Whether telemetry is on, and the session and process ids it reports under
@@ -385,21 +626,35 @@ class RestClient {
   // ---- Audit and billing ----
   /// GET /api/v1/audit: one day's audit log (admin role; permission_denied otherwise).
   ///@{
-  TINKER_REST_CALL(AuditLogResponse, async_get_audit_log, rest_get_audit_log, (AuditLogOptions options, ),
-                   (, std::move(options)))
+  template <class Token = default_token>
+  auto async_get_audit_log(AuditLogOptions options, Token&& token = {}) const {
+    return detail::start<AuditLogResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_audit_log, holder_,
+                                           std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_get_audit_log(AuditLogOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<AuditLogResponse>(std::forward<Token>(token), &diag, &detail::rest_get_audit_log, holder_,
+                                           std::move(options));
+  }
   ///@}
   /// GET /api/v1/billing/usage/events for [starting_on, ending_before): hour-aligned UTC times,
   /// a window of at most 14 days, not in the future (checked by the server).
   ///@{
-  TINKER_REST_CALL(BillingUsageResponse, async_get_billing_usage, rest_get_billing_usage,
-                   (Timestamp starting_on, Timestamp ending_before, ), (, starting_on, ending_before))
+  template <class Token = default_token>
+  auto async_get_billing_usage(Timestamp starting_on, Timestamp ending_before, Token&& token = {}) const {
+    return detail::start<BillingUsageResponse>(std::forward<Token>(token), nullptr, &detail::rest_get_billing_usage,
+                                               holder_, starting_on, ending_before);
+  }
+  template <class Token = default_token>
+  auto async_get_billing_usage(Timestamp starting_on, Timestamp ending_before, diagnostics& diag,
+                               Token&& token = {}) const {
+    return detail::start<BillingUsageResponse>(std::forward<Token>(token), &diag, &detail::rest_get_billing_usage,
+                                               holder_, starting_on, ending_before);
+  }
   ///@}
 
  private:
-  std::shared_ptr<detail::ClientHolder> holder_;
+  detail::HolderPtr holder_;
 };
-
-#undef TINKER_REST_CALL
-#undef TINKER_REST_UNPAREN
 
 }  // namespace tinker

@@ -34,7 +34,7 @@ class SampleOptions {
   std::int64_t topk_prompt_logprobs = 0;  ///< alternatives per prompt position; 0 = none
 };
 
-/// Retry layer 3 of one SamplingClient (`doc/sampling.md#retry-settings`), the Python SDK's
+/// Sample resubmission of one SamplingClient (`doc/sampling.md#retry-settings`), the Python SDK's
 /// `RetryConfig`: given to ServiceClient::async_create_sampling_client; the defaults are the
 /// protocol's. validate() is called at creation: a bad value fails the creation with
 /// invalid_argument naming the field.
@@ -67,6 +67,7 @@ using PromptLogprobs = std::vector<std::optional<float>>;
 
 namespace detail {
 class SamplingState;
+boost::asio::any_io_executor sampling_executor(const SamplingState& state) noexcept;
 void sampling_sample(std::shared_ptr<const SamplingState> state, ModelInput prompt, std::int64_t num_samples,
                      SamplingParams params, SampleOptions options, diagnostics* diag,
                      Handler<Future<SampleResponse>> handler);
@@ -106,6 +107,11 @@ class SamplingClient {
   SamplingClient() = default;
   /// Internal: the clients create samplers.
   explicit SamplingClient(std::shared_ptr<const detail::SamplingState> state) : state_(std::move(state)) {}
+
+  /// The executor this client runs on (the one its ServiceClient was given), as Asio's I/O objects
+  /// have: to post work next to the client's or to run a timer beside its operations.
+  /// Not for a default-constructed client.
+  boost::asio::any_io_executor get_executor() const noexcept { return detail::sampling_executor(*state_); }
 
   /// False for an empty handle.
   bool valid() const noexcept { return state_ != nullptr; }
@@ -147,7 +153,7 @@ class SamplingClient {
   ///@}
 
   /// The base model this sampler serves, e.g. "Qwen/Qwen3-8B": known at once for a sampler made
-  /// from a base model, else GET /api/v1/samplers/{id} (retry layers 1 and 2).
+  /// from a base model, else GET /api/v1/samplers/{id} (transport and call retries).
   ///@{
   template <class Token = default_token>
   auto async_get_base_model(Token&& token = {}) const {

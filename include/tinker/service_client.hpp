@@ -95,8 +95,8 @@ class RequestCounters {
   RequestCounters() = default;
 
   std::uint64_t requests = 0;  ///< HTTP requests sent (every attempt, polls included)
-  /// Requests sent again by a retry layer (`doc/protocol.md#retry-layers`): a layer-1 re-attempt or a reused
-  /// connection found closed, a layer-2 re-send, a sample re-sent after backpressure or as a fresh attempt, a poll
+  /// Requests sent again by a retry (`doc/protocol.md#retries`): a transport re-attempt or a reused
+  /// connection found closed, a call re-send, a sample re-sent after backpressure or as a fresh attempt, a poll
   /// after a failed poll.
   std::uint64_t retries = 0;
   std::uint64_t rate_limited = 0;      ///< answers with HTTP status 429
@@ -105,8 +105,6 @@ class RequestCounters {
 };
 
 namespace detail {
-class ClientHolder;
-using HolderPtr = std::shared_ptr<ClientHolder>;
 void service_get_server_capabilities(HolderPtr h, diagnostics* d, Handler<GetServerCapabilitiesResponse> handler);
 void service_create_lora_training_client(HolderPtr h, LoraTrainingOptions o, diagnostics* d,
                                          Handler<TrainingClient> handler);
@@ -257,6 +255,10 @@ class ServiceClient {
 
   /// REST calls on this client's pools (no session needed, no I/O here).
   RestClient create_rest_client() const { return RestClient(holder_); }
+
+  /// The executor this client runs on (the one its ServiceClient was given), as Asio's I/O objects
+  /// have: to post work next to the client's or to run a timer beside its operations.
+  boost::asio::any_io_executor get_executor() const noexcept { return detail::holder_executor(*holder_); }
 
   /// Internal, for tests and tools: the shared state.
   const detail::HolderPtr& holder() const noexcept { return holder_; }

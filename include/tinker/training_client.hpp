@@ -57,12 +57,14 @@ class SaveStateOptions {
 
 namespace detail {
 class TrainingState;
-using FbFuture = Future<ForwardBackwardOutput>;
 using TrainingPtr = std::shared_ptr<TrainingState>;
-void training_forward(TrainingPtr t, ForwardBackwardInput input, diagnostics* d, Handler<FbFuture> h);
-void training_forward_backward(TrainingPtr t, ForwardBackwardInput input, diagnostics* d, Handler<FbFuture> h);
+boost::asio::any_io_executor training_executor(const TrainingState& state) noexcept;
+void training_forward(TrainingPtr t, ForwardBackwardInput input, diagnostics* d,
+                      Handler<Future<ForwardBackwardOutput>> h);
+void training_forward_backward(TrainingPtr t, ForwardBackwardInput input, diagnostics* d,
+                               Handler<Future<ForwardBackwardOutput>> h);
 void training_forward_backward_custom(TrainingPtr t, std::vector<Datum> data, CustomLossFunction loss, diagnostics* d,
-                                      Handler<FbFuture> h);
+                                      Handler<Future<ForwardBackwardOutput>> h);
 void training_optim_step(TrainingPtr t, AdamParams params, diagnostics* d, Handler<Future<OptimStepResponse>> h);
 void training_save_state(TrainingPtr t, std::string name, SaveStateOptions options, diagnostics* d,
                          Handler<Future<SaveWeightsResponse>> h);
@@ -101,6 +103,11 @@ class TrainingClient {
   /// Internal: the ServiceClient creates training clients.
   explicit TrainingClient(detail::TrainingPtr state) : state_(std::move(state)) {}
 
+  /// The executor this client runs on (the one its ServiceClient was given), as Asio's I/O objects
+  /// have: to post work next to the client's or to run a timer beside its operations.
+  /// Not for a default-constructed client.
+  boost::asio::any_io_executor get_executor() const noexcept { return detail::training_executor(*state_); }
+
   /// False for an empty handle.
   bool valid() const noexcept { return state_ != nullptr; }
 
@@ -115,13 +122,13 @@ class TrainingClient {
   ///@{
   template <class Token = default_token>
   auto async_forward(ForwardBackwardInput input, Token&& token = {}) const {
-    return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr, &detail::training_forward, state_,
-                                           std::move(input));
+    return detail::start<Future<ForwardBackwardOutput>>(std::forward<Token>(token), nullptr, &detail::training_forward,
+                                                        state_, std::move(input));
   }
   template <class Token = default_token>
   auto async_forward(ForwardBackwardInput input, diagnostics& diag, Token&& token = {}) const {
-    return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward, state_,
-                                           std::move(input));
+    return detail::start<Future<ForwardBackwardOutput>>(std::forward<Token>(token), &diag, &detail::training_forward,
+                                                        state_, std::move(input));
   }
   ///@}
 
@@ -131,13 +138,13 @@ class TrainingClient {
   ///@{
   template <class Token = default_token>
   auto async_forward_backward(ForwardBackwardInput input, Token&& token = {}) const {
-    return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr, &detail::training_forward_backward,
-                                           state_, std::move(input));
+    return detail::start<Future<ForwardBackwardOutput>>(std::forward<Token>(token), nullptr,
+                                                        &detail::training_forward_backward, state_, std::move(input));
   }
   template <class Token = default_token>
   auto async_forward_backward(ForwardBackwardInput input, diagnostics& diag, Token&& token = {}) const {
-    return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward_backward,
-                                           state_, std::move(input));
+    return detail::start<Future<ForwardBackwardOutput>>(std::forward<Token>(token), &diag,
+                                                        &detail::training_forward_backward, state_, std::move(input));
   }
   ///@}
 
@@ -148,15 +155,16 @@ class TrainingClient {
   ///@{
   template <class Token = default_token>
   auto async_forward_backward_custom(std::vector<Datum> data, CustomLossFunction loss, Token&& token = {}) const {
-    return detail::start<detail::FbFuture>(std::forward<Token>(token), nullptr,
-                                           &detail::training_forward_backward_custom, state_, std::move(data),
-                                           std::move(loss));
+    return detail::start<Future<ForwardBackwardOutput>>(std::forward<Token>(token), nullptr,
+                                                        &detail::training_forward_backward_custom, state_,
+                                                        std::move(data), std::move(loss));
   }
   template <class Token = default_token>
   auto async_forward_backward_custom(std::vector<Datum> data, CustomLossFunction loss, diagnostics& diag,
                                      Token&& token = {}) const {
-    return detail::start<detail::FbFuture>(std::forward<Token>(token), &diag, &detail::training_forward_backward_custom,
-                                           state_, std::move(data), std::move(loss));
+    return detail::start<Future<ForwardBackwardOutput>>(std::forward<Token>(token), &diag,
+                                                        &detail::training_forward_backward_custom, state_,
+                                                        std::move(data), std::move(loss));
   }
   ///@}
 

@@ -1,13 +1,13 @@
 // One function per endpoint (doc/protocol.md#endpoints): the request's path, pool
-// (doc/protocol.md#pools-timeouts-and-throttles), layer-1 retries and layer-2 wrapping (doc/protocol.md#endpoints
+// (doc/protocol.md#pools-timeouts-and-throttles), transport retries and call-retry wrapping (doc/protocol.md#endpoints
 // table), body encoding and response decoding.
 #include "api/endpoints.hpp"
 
 #include "api/response.hpp"
-#include "types/exception_error.hpp"
-#include "wire/borrowed_runs.hpp"
-#include "wire/endpoint_paths.hpp"
-#include "wire/sample_body.hpp"
+#include "core/types/exception_error.hpp"
+#include "core/wire/borrowed_runs.hpp"
+#include "core/wire/endpoint_paths.hpp"
+#include "core/wire/sample_body.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -31,13 +31,14 @@ using http::PoolKind;
 constexpr const char* json_type = "application/json";
 constexpr const char* protobuf_type = "application/x-protobuf";
 
-// How one call is retried: layer-1 retry count (empty = the client's default of 10) and whether
-// layer 2 wraps it.
+// How one call is retried: transport retry count (empty = the client's default of 10) and whether
+// the call retries wrap it.
 class RetryPlan {
  public:
-  RetryPlan(std::optional<int> l1_retries_, const LayerTwoSettings* l2_) : l1_retries(l1_retries_), l2(l2_) {}
-  std::optional<int> l1_retries;
-  const LayerTwoSettings* l2;  ///< null = layer 1 only
+  RetryPlan(std::optional<int> transport_retries_, const CallRetrySettings* call_retry_)
+      : transport_retries(transport_retries_), call_retry(call_retry_) {}
+  std::optional<int> transport_retries;
+  const CallRetrySettings* call_retry;  ///< null = transport retries only
 };
 
 // The absolute path of an endpoint, as the request owns it.
@@ -82,42 +83,42 @@ class GatheredBody {
 
 // Where a call records its body encoding (tinker::FutureStatus::encode_time), if anywhere.
 OperationCost* cost_of(const RetryPlan& plan) {
-  return plan.l2 != nullptr ? plan.l2->cost : nullptr;
+  return plan.call_retry != nullptr ? plan.call_retry->cost : nullptr;
 }
 
-// Layer 1 only: this frame keeps the request alive for HttpClient::send.
+// Transport retries only: this frame keeps the request alive for HttpClient::send.
 awaitable<CallOutcome> send_layer_one(http::HttpClient& client, http::Request request, diagnostics& diag) {
   diag.clear();
   co_return co_await client.send(request, &diag);
 }
 
-// Sends through layer 2 when the plan says so, else straight through the client (layer 1). Not
+// Sends through the call retries when the plan says so, else straight through the client (transport retries). Not
 // a coroutine itself: it returns the awaitable that owns the request (one frame less per call).
 awaitable<CallOutcome> send(http::HttpClient& client, http::Request request, diagnostics& diag, RetryPlan plan) {
-  request.max_retries = plan.l1_retries;
-  if (plan.l2 != nullptr) return execute_with_retries(client, std::move(request), diag, *plan.l2);
+  request.max_retries = plan.transport_retries;
+  if (plan.call_retry != nullptr) return execute_with_retries(client, std::move(request), diag, *plan.call_retry);
   return send_layer_one(client, std::move(request), diag);
 }
 
-// The plan's layer-2 settings, or for a layer-1-only call settings that only send an unreadable
+// The plan's call-retry settings, or for a transport-retry-only call settings that only send an unreadable
 // answer's call again.
-LayerTwoSettings settings_of(const RetryPlan& plan) {
-  if (plan.l2 != nullptr) return *plan.l2;
-  LayerTwoSettings settings;
+CallRetrySettings settings_of(const RetryPlan& plan) {
+  if (plan.call_retry != nullptr) return *plan.call_retry;
+  CallRetrySettings settings;
   settings.retry_failures = false;
   return settings;
 }
 
 // Decodes `out` inside the retry loop, so that an answer that cannot be read is asked for again
-// (doc/protocol.md#layer-2-submits).
+// (doc/protocol.md#call-retries).
 template <class Out>
 awaitable<error_code> call_json(http::HttpClient& client, http::Request request, Out& out, diagnostics& diag,
                                 RetryPlan plan) {
-  LayerTwoSettings settings = settings_of(plan);
+  CallRetrySettings settings = settings_of(plan);
   settings.accept = [&out](const http::Response& response, diagnostics& decode_diag) {
     return decode_json_response(response, out, decode_diag);
   };
-  request.max_retries = plan.l1_retries;
+  request.max_retries = plan.transport_retries;
   auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(settings));
   co_return ec;
 }
@@ -141,26 +142,26 @@ awaitable<error_code> submit_future(http::HttpClient& client, std::string path, 
 }  // namespace
 
 awaitable<error_code> client_config(http::HttpClient& client, const ClientConfigRequest& request,
-                                    ClientConfigResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                    ClientConfigResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   // doc/protocol.md#pools-timeouts-and-throttles: a one-off call; the session pool serves such small control calls.
   http::Request http_request = json_post(path_of(paths::client_config), PoolKind::session, to_json(request));
-  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
 }
 
 awaitable<error_code> auth_token(http::HttpClient& client, AuthTokenResponse& out, diagnostics& diag,
-                                 LayerTwoSettings l2) {
+                                 CallRetrySettings call_retry) {
   const AuthTokenRequest body;
   http::Request http_request = json_post(path_of(paths::auth_token), PoolKind::session, to_json(body));
-  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
 }
 
 awaitable<error_code> dynamic_config(http::HttpClient& client, DynamicConfigResponse& out, diagnostics& diag,
-                                     LayerTwoSettings l2, bool layer_two) {
+                                     CallRetrySettings call_retry, bool retry_call) {
   const ClientConfigRequest body;
   http::Request http_request = json_post(path_of(paths::dynamic_config), PoolKind::session, to_json(body));
   http_request.timeout = client.options().timeouts.dynamic_config;
   DynamicConfigResponse decoded;
-  const RetryPlan plan(0, layer_two ? &l2 : nullptr);
+  const RetryPlan plan(0, retry_call ? &call_retry : nullptr);
   const error_code ec = co_await call_json(client, std::move(http_request), decoded, diag, plan);
   if (ec == errc::not_found) {  // doc/protocol.md#endpoints: a server without dynamic config gives the defaults
     diag.clear();
@@ -191,34 +192,34 @@ awaitable<error_code> create_sampling_session(http::HttpClient& client, const Cr
 }
 
 awaitable<error_code> get_server_capabilities(http::HttpClient& client, GetServerCapabilitiesResponse& out,
-                                              diagnostics& diag, LayerTwoSettings l2) {
+                                              diagnostics& diag, CallRetrySettings call_retry) {
   http::Request http_request = make_request(Method::get, path_of(paths::get_server_capabilities), PoolKind::training);
-  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
 }
 
 awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& request, GetInfoResponse& out,
-                               diagnostics& diag, LayerTwoSettings l2, bool layer_two) {
+                               diagnostics& diag, CallRetrySettings call_retry, bool retry_call) {
   http::Request http_request = json_post(path_of(paths::get_info), PoolKind::training, to_json(request));
-  const RetryPlan plan(std::nullopt, layer_two ? &l2 : nullptr);
+  const RetryPlan plan(std::nullopt, retry_call ? &call_retry : nullptr);
   co_return co_await call_json(client, std::move(http_request), out, diag, plan);
 }
 
 awaitable<error_code> weights_info(http::HttpClient& client, const WeightsInfoRequest& request,
-                                   WeightsInfoResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                   WeightsInfoResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   http::Request http_request = json_post(path_of(paths::weights_info), PoolKind::training, to_json(request));
-  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
 }
 
 awaitable<error_code> get_sampler(http::HttpClient& client, const std::string& sampler_id, GetSamplerResponse& out,
-                                  diagnostics& diag, LayerTwoSettings l2) {
+                                  diagnostics& diag, CallRetrySettings call_retry) {
   // doc/protocol.md#endpoints: path parameters are inserted verbatim.
   http::Request http_request =
       make_request(Method::get, path_of(paths::samplers) + "/" + sampler_id, PoolKind::training);
-  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &l2));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
 }
 
 awaitable<error_code> telemetry(http::HttpClient& client, const TelemetryRequest& request, diagnostics& diag) {
-  // doc/protocol.md#endpoints: layer 1 with the default retries; the telemetry loop is its own outer retry.
+  // doc/protocol.md#endpoints: transport retries with the default count; the telemetry loop is its own outer retry.
   std::string body;
   if (const auto ec = encode_body([&] { return to_json(request); }, body, diag)) co_return ec;
   http::Request http_request = json_post(path_of(paths::telemetry), PoolKind::session, std::move(body));
@@ -233,8 +234,8 @@ awaitable<error_code> create_model(http::HttpClient& client, const CreateModelRe
 }
 
 awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBackwardRequest& request, BulkWire wire,
-                                       UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
-  const RetryPlan plan(std::nullopt, &l2);
+                                       UntypedAPIFuture& ticket, diagnostics& diag, CallRetrySettings call_retry) {
+  const RetryPlan plan(std::nullopt, &call_retry);
   if (wire.json) {
     if (request.forward_only) {
       // doc/protocol.md#endpoints: the JSON form has no forward_only; older servers take /api/v1/forward.
@@ -251,7 +252,7 @@ awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBa
     return gathered;
   };
   GatheredBody body;
-  if (const auto ec = encode_body(encode, body, diag, l2.cost)) co_return ec;
+  if (const auto ec = encode_body(encode, body, diag, call_retry.cost)) co_return ec;
   http::Request http_request = make_request(Method::post, path_of(paths::forward_backward), PoolKind::training);
   http_request.body = std::move(body.spine);
   http_request.borrowed = body.borrowed;  // `body` stays in this frame until the call has completed
@@ -261,26 +262,28 @@ awaitable<error_code> forward_backward(http::HttpClient& client, const ForwardBa
 }
 
 awaitable<error_code> optim_step(http::HttpClient& client, const OptimStepRequest& request, UntypedAPIFuture& ticket,
-                                 diagnostics& diag, LayerTwoSettings l2) {
+                                 diagnostics& diag, CallRetrySettings call_retry) {
   co_return co_await submit_future(client, path_of(paths::optim_step), request, ticket, diag,
-                                   RetryPlan(std::nullopt, &l2));
+                                   RetryPlan(std::nullopt, &call_retry));
 }
 
 awaitable<error_code> save_weights(http::HttpClient& client, const SaveWeightsRequest& request,
-                                   UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
-  co_return co_await submit_future(client, path_of(paths::save_weights), request, ticket, diag, RetryPlan(0, &l2));
+                                   UntypedAPIFuture& ticket, diagnostics& diag, CallRetrySettings call_retry) {
+  co_return co_await submit_future(client, path_of(paths::save_weights), request, ticket, diag,
+                                   RetryPlan(0, &call_retry));
 }
 
 awaitable<error_code> load_weights(http::HttpClient& client, const LoadWeightsRequest& request,
-                                   UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
+                                   UntypedAPIFuture& ticket, diagnostics& diag, CallRetrySettings call_retry) {
   co_return co_await submit_future(client, path_of(paths::load_weights), request, ticket, diag,
-                                   RetryPlan(std::nullopt, &l2));
+                                   RetryPlan(std::nullopt, &call_retry));
 }
 
 awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const SaveWeightsForSamplerRequest& request,
-                                               UntypedAPIFuture& ticket, diagnostics& diag, LayerTwoSettings l2) {
+                                               UntypedAPIFuture& ticket, diagnostics& diag,
+                                               CallRetrySettings call_retry) {
   co_return co_await submit_future(client, path_of(paths::save_weights_for_sampler), request, ticket, diag,
-                                   RetryPlan(0, &l2));
+                                   RetryPlan(0, &call_retry));
 }
 
 namespace {
@@ -293,7 +296,7 @@ awaitable<CallOutcome> refused_call(error_code ec) {
 }  // namespace
 
 awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
-                               diagnostics& diag, LayerTwoSettings l2) {
+                               diagnostics& diag, CallRetrySettings call_retry) {
   std::string body;
   const auto encode = [&] {
     // A sample body with a short prompt takes 300-500 bytes: one allocation, not three.
@@ -302,16 +305,16 @@ awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& re
     wire::append_sample_body(request, out);
     return out;
   };
-  if (const auto ec = encode_body(encode, body, diag, l2.cost)) return refused_call(ec);
+  if (const auto ec = encode_body(encode, body, diag, call_retry.cost)) return refused_call(ec);
   http::Request http_request = json_post(path_of(paths::asample), PoolKind::sampling, std::move(body));
   // doc/protocol.md#headers, doc/sampling.md#backpressure-and-retries: this client handles 429 backpressure itself.
   http_request.headers.emplace_back(http::HeaderName("X-Tinker-Sampling-Backpressure"), "1");
-  // Layer 2 only (no layer-1 retries). send() copies the settings into the call's frame, and the
+  // Call retries only (no transport retries). send() copies the settings into the call's frame, and the
   // decoder writes to the caller's ticket.
-  l2.accept = [&ticket](const http::Response& response, diagnostics& decode_diag) {
+  call_retry.accept = [&ticket](const http::Response& response, diagnostics& decode_diag) {
     return decode_json_response(response, ticket, decode_diag);
   };
-  return send(client, std::move(http_request), diag, RetryPlan(0, &l2));
+  return send(client, std::move(http_request), diag, RetryPlan(0, &call_retry));
 }
 
 }  // namespace tinker::api

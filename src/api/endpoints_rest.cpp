@@ -2,7 +2,7 @@
 // archive endpoint's redirect / JSON / "still building" answers.
 #include "api/endpoints_rest.hpp"
 
-#include "wire/endpoint_paths.hpp"
+#include "core/wire/endpoint_paths.hpp"
 
 #include "api/response.hpp"
 #include "http/headers.hpp"
@@ -98,32 +98,33 @@ awaitable<CallOutcome> archive_attempts(http::HttpClient& client, const http::Re
 }
 
 // Decodes inside the retry loop: an answer that cannot be read is asked for again
-// (doc/protocol.md#layer-2-submits).
+// (doc/protocol.md#call-retries).
 template <class Out>
 awaitable<error_code> call_json(http::HttpClient& client, http::Request request, Out& out, diagnostics& diag,
-                                LayerTwoSettings l2) {
-  l2.accept = [&out](const http::Response& response, diagnostics& decode_diag) {
+                                CallRetrySettings call_retry) {
+  call_retry.accept = [&out](const http::Response& response, diagnostics& decode_diag) {
     return decode_json_response(response, out, decode_diag);
   };
-  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(call_retry));
   co_return ec;
 }
 
 // Calls answered with an empty (or ignored) body: only the status counts (doc/rest.md#calls).
 awaitable<error_code> call_ignoring_body(http::HttpClient& client, http::Request request, diagnostics& diag,
-                                         LayerTwoSettings l2) {
-  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
+                                         CallRetrySettings call_retry) {
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(call_retry));
   co_return ec;
 }
 
 // Publish (POST) or unpublish (DELETE): a 409 means "already so" and is the answer, at once
-// (no layer-1 retries, and layer 2 does not retry it), doc/rest.md#calls.
+// (no transport retries, and the call retries do not retry it), doc/rest.md#calls.
 awaitable<error_code> set_publication(http::HttpClient& client, Method method, const std::string& run_id,
-                                      const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
+                                      const std::string& checkpoint_id, diagnostics& diag,
+                                      CallRetrySettings call_retry) {
   http::Request request(method, checkpoint_path(run_id, checkpoint_id, paths::segment::publish), PoolKind::training);
   request.max_retries = 0;
-  l2.conflict_is_final = true;
-  co_return co_await call_ignoring_body(client, std::move(request), diag, std::move(l2));
+  call_retry.conflict_is_final = true;
+  co_return co_await call_ignoring_body(client, std::move(request), diag, std::move(call_retry));
 }
 
 http::Request get_request(std::string path, const QueryString& query, PoolKind pool = PoolKind::training) {
@@ -184,114 +185,119 @@ error_code decode_archive_answer(const http::Response& response, std::chrono::sy
 }
 
 awaitable<error_code> list_training_runs(http::HttpClient& client, const ListTrainingRunsOptions& options,
-                                         TrainingRunsResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                         TrainingRunsResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   QueryString query;
   query.add("limit", options.limit).add("offset", options.offset).add("access_scope", to_string(options.access_scope));
   if (options.project_id) query.add("project_id", *options.project_id);
   http::Request request = get_request(std::string(paths::training_runs.full()), query);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> get_training_run(http::HttpClient& client, const std::string& run_id, AccessScope scope,
-                                       TrainingRun& out, diagnostics& diag, LayerTwoSettings l2) {
+                                       TrainingRun& out, diagnostics& diag, CallRetrySettings call_retry) {
   QueryString query;
   query.add("access_scope", to_string(scope));  // doc/rest.md#calls: always sent
   http::Request request = get_request(item_path(paths::training_runs, run_id), query);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> list_run_checkpoints(http::HttpClient& client, const std::string& run_id,
-                                           CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                           CheckpointsListResponse& out, diagnostics& diag,
+                                           CallRetrySettings call_retry) {
   const QueryString none;
   http::Request request = get_request(item_path(paths::training_runs, run_id, paths::segment::checkpoints), none);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> list_user_checkpoints(http::HttpClient& client, const ListUserCheckpointsOptions& options,
-                                            CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                            CheckpointsListResponse& out, diagnostics& diag,
+                                            CallRetrySettings call_retry) {
   QueryString query;
   query.add("limit", options.limit).add("offset", options.offset);
   http::Request request = get_request(std::string(paths::checkpoints.full()), query);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> delete_checkpoint(http::HttpClient& client, const std::string& run_id,
-                                        const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
+                                        const std::string& checkpoint_id, diagnostics& diag,
+                                        CallRetrySettings call_retry) {
   http::Request request(Method::delete_, checkpoint_path(run_id, checkpoint_id, ""), PoolKind::training);
-  co_return co_await call_ignoring_body(client, std::move(request), diag, l2);
+  co_return co_await call_ignoring_body(client, std::move(request), diag, call_retry);
 }
 
 awaitable<error_code> publish_checkpoint(http::HttpClient& client, const std::string& run_id,
-                                         const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
-  co_return co_await set_publication(client, Method::post, run_id, checkpoint_id, diag, std::move(l2));
+                                         const std::string& checkpoint_id, diagnostics& diag,
+                                         CallRetrySettings call_retry) {
+  co_return co_await set_publication(client, Method::post, run_id, checkpoint_id, diag, std::move(call_retry));
 }
 
 awaitable<error_code> unpublish_checkpoint(http::HttpClient& client, const std::string& run_id,
-                                           const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2) {
-  co_return co_await set_publication(client, Method::delete_, run_id, checkpoint_id, diag, std::move(l2));
+                                           const std::string& checkpoint_id, diagnostics& diag,
+                                           CallRetrySettings call_retry) {
+  co_return co_await set_publication(client, Method::delete_, run_id, checkpoint_id, diag, std::move(call_retry));
 }
 
 awaitable<error_code> set_checkpoint_ttl(http::HttpClient& client, const std::string& run_id,
                                          const std::string& checkpoint_id, const SetCheckpointTtlRequest& request,
-                                         diagnostics& diag, LayerTwoSettings l2) {
+                                         diagnostics& diag, CallRetrySettings call_retry) {
   http::Request http_request =
       json_request(Method::put, checkpoint_path(run_id, checkpoint_id, paths::segment::ttl), to_json(request));
-  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2);
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, call_retry);
 }
 
 awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std::string& run_id,
                                              const std::string& checkpoint_id, const ArchiveWait& wait,
                                              CheckpointArchiveUrlResponse& out, diagnostics& diag,
-                                             LayerTwoSettings l2) {
+                                             CallRetrySettings call_retry) {
   http::Request request(Method::get, checkpoint_path(run_id, checkpoint_id, paths::segment::archive),
                         PoolKind::storage);
   request.accept_redirect = true;  // the 302 is the answer, not a hop to follow
-  // Each layer-2 attempt is the archive's own 503 loop.
+  // Each call attempt is the archive's own 503 loop.
   const ArchiveWait* building = &wait;
-  l2.attempt = [building](http::HttpClient& c, const http::Request& r, diagnostics& d) {
+  call_retry.attempt = [building](http::HttpClient& c, const http::Request& r, diagnostics& d) {
     return archive_attempts(c, r, d, *building);
   };
   http::Clock* clock = &client.clock();
-  l2.accept = [clock, &out](const http::Response& response, diagnostics& decode_diag) {
+  call_retry.accept = [clock, &out](const http::Response& response, diagnostics& decode_diag) {
     return decode_archive_answer(response, clock->now(), out, decode_diag);
   };
-  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(l2));
+  auto [ec, response] = co_await execute_with_retries(client, std::move(request), diag, std::move(call_retry));
   co_return ec;
 }
 
 awaitable<error_code> list_sessions(http::HttpClient& client, const ListSessionsOptions& options,
-                                    ListSessionsResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                    ListSessionsResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   QueryString query;
   query.add("limit", options.limit).add("offset", options.offset).add("access_scope", to_string(options.access_scope));
   http::Request request = get_request(std::string(paths::sessions.full()), query);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> get_session(http::HttpClient& client, const std::string& session_id, AccessScope scope,
-                                  GetSessionResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                  GetSessionResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   QueryString query;
   query.add("access_scope", to_string(scope));
   http::Request request = get_request(item_path(paths::sessions, session_id), query);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> assign_session_project(http::HttpClient& client, const std::string& session_id,
                                              const AssignSessionProjectRequest& request, diagnostics& diag,
-                                             LayerTwoSettings l2) {
+                                             CallRetrySettings call_retry) {
   http::Request http_request =
       json_request(Method::put, item_path(paths::sessions, session_id, paths::segment::project), to_json(request));
-  co_return co_await call_ignoring_body(client, std::move(http_request), diag, l2);
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, call_retry);
 }
 
 awaitable<error_code> trace_export(http::HttpClient& client, const std::string& session_id, TraceExportResponse& out,
-                                   diagnostics& diag, LayerTwoSettings l2) {
+                                   diagnostics& diag, CallRetrySettings call_retry) {
   const QueryString none;
   http::Request request = get_request(item_path(paths::sessions, session_id, paths::segment::trace_export), none);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> audit_log(http::HttpClient& client, const AuditLogOptions& options, AuditLogResponse& out,
-                                diagnostics& diag, LayerTwoSettings l2) {
+                                diagnostics& diag, CallRetrySettings call_retry) {
   QueryString query;
   query.add("event_type", to_string(options.event_type));
   if (options.day) {
@@ -303,15 +309,15 @@ awaitable<error_code> audit_log(http::HttpClient& client, const AuditLogOptions&
     query.add("day", format_day(*options.day));
   }
   http::Request request = get_request(std::string(paths::audit.full()), query, PoolKind::storage);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 awaitable<error_code> billing_usage(http::HttpClient& client, Timestamp starting_on, Timestamp ending_before,
-                                    BillingUsageResponse& out, diagnostics& diag, LayerTwoSettings l2) {
+                                    BillingUsageResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   QueryString query;
   query.add("starting_on", format_timestamp(starting_on)).add("ending_before", format_timestamp(ending_before));
   http::Request request = get_request(std::string(paths::billing_usage.full()), query);
-  co_return co_await call_json(client, std::move(request), out, diag, l2);
+  co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
 }  // namespace tinker::api

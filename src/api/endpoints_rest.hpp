@@ -1,5 +1,5 @@
 // The REST management endpoints (doc/rest.md#calls): one typed function per endpoint, in the style of
-// api/endpoints.hpp. Layer 1 with the default 10 retries and layer 2 unless noted; path
+// api/endpoints.hpp. Transport retries with the default 10 retries and call retries unless noted; path
 // parameters are inserted verbatim (checkpoint ids contain a slash, doc/protocol.md#endpoints).
 #pragma once
 
@@ -34,47 +34,53 @@ class ArchiveWait {
 };
 
 awaitable<error_code> list_training_runs(http::HttpClient& client, const ListTrainingRunsOptions& options,
-                                         TrainingRunsResponse& out, diagnostics& diag, LayerTwoSettings l2);
+                                         TrainingRunsResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> get_training_run(http::HttpClient& client, const std::string& run_id, AccessScope scope,
-                                       TrainingRun& out, diagnostics& diag, LayerTwoSettings l2);
+                                       TrainingRun& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> list_run_checkpoints(http::HttpClient& client, const std::string& run_id,
-                                           CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2);
+                                           CheckpointsListResponse& out, diagnostics& diag,
+                                           CallRetrySettings call_retry);
 awaitable<error_code> list_user_checkpoints(http::HttpClient& client, const ListUserCheckpointsOptions& options,
-                                            CheckpointsListResponse& out, diagnostics& diag, LayerTwoSettings l2);
+                                            CheckpointsListResponse& out, diagnostics& diag,
+                                            CallRetrySettings call_retry);
 awaitable<error_code> delete_checkpoint(http::HttpClient& client, const std::string& run_id,
-                                        const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2);
+                                        const std::string& checkpoint_id, diagnostics& diag,
+                                        CallRetrySettings call_retry);
 /// Choice: 409 ("already public" / "already private") is final here. The Python SDK retries it
 /// in both layers like any 409, so a second publish only fails after minutes of retries;
-/// these two calls therefore send without layer-1 retries and layer 2 does not retry a 409
-/// (transport failures, 429 and 5xx are still retried by layer 2).
+/// these two calls therefore send without transport retries and the call retries do not retry a 409
+/// (transport failures, 429 and 5xx are still retried by the call retries).
 awaitable<error_code> publish_checkpoint(http::HttpClient& client, const std::string& run_id,
-                                         const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2);
+                                         const std::string& checkpoint_id, diagnostics& diag,
+                                         CallRetrySettings call_retry);
 awaitable<error_code> unpublish_checkpoint(http::HttpClient& client, const std::string& run_id,
-                                           const std::string& checkpoint_id, diagnostics& diag, LayerTwoSettings l2);
+                                           const std::string& checkpoint_id, diagnostics& diag,
+                                           CallRetrySettings call_retry);
 awaitable<error_code> set_checkpoint_ttl(http::HttpClient& client, const std::string& run_id,
                                          const std::string& checkpoint_id, const SetCheckpointTtlRequest& request,
-                                         diagnostics& diag, LayerTwoSettings l2);
+                                         diagnostics& diag, CallRetrySettings call_retry);
 /// Storage pool, redirects read and never followed: a 3xx gives Location and Expires (missing
 /// or unparsable Expires: now + 15 min); a 200 is the JSON form. The 503 loop of `wait` runs
-/// inside layer 2, each of its requests with layer-1 retries.
+/// inside the call retries, each of its requests with transport retries.
 awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std::string& run_id,
                                              const std::string& checkpoint_id, const ArchiveWait& wait,
-                                             CheckpointArchiveUrlResponse& out, diagnostics& diag, LayerTwoSettings l2);
+                                             CheckpointArchiveUrlResponse& out, diagnostics& diag,
+                                             CallRetrySettings call_retry);
 awaitable<error_code> list_sessions(http::HttpClient& client, const ListSessionsOptions& options,
-                                    ListSessionsResponse& out, diagnostics& diag, LayerTwoSettings l2);
+                                    ListSessionsResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> get_session(http::HttpClient& client, const std::string& session_id, AccessScope scope,
-                                  GetSessionResponse& out, diagnostics& diag, LayerTwoSettings l2);
+                                  GetSessionResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> assign_session_project(http::HttpClient& client, const std::string& session_id,
                                              const AssignSessionProjectRequest& request, diagnostics& diag,
-                                             LayerTwoSettings l2);
+                                             CallRetrySettings call_retry);
 /// One poll of the trace export job (the polling loop is the caller's).
 awaitable<error_code> trace_export(http::HttpClient& client, const std::string& session_id, TraceExportResponse& out,
-                                   diagnostics& diag, LayerTwoSettings l2);
+                                   diagnostics& diag, CallRetrySettings call_retry);
 /// Storage pool (doc/protocol.md#pools-timeouts-and-throttles: REST_SUPPORT_REDIRECT).
 awaitable<error_code> audit_log(http::HttpClient& client, const AuditLogOptions& options, AuditLogResponse& out,
-                                diagnostics& diag, LayerTwoSettings l2);
+                                diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> billing_usage(http::HttpClient& client, Timestamp starting_on, Timestamp ending_before,
-                                    BillingUsageResponse& out, diagnostics& diag, LayerTwoSettings l2);
+                                    BillingUsageResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 
 /// "?name=value&..." with percent-encoded values (for tests and the functions above).
 class QueryString {

@@ -111,11 +111,11 @@ class Verdict {
   http::Observer* billing_pause_observer = nullptr;  ///< told when a 402's pause is over
 };
 
-// Layer 2's decision after one attempt (doc/protocol.md#layer-2-calls): the answer accepted, or
+// The call retry's decision after one attempt (doc/protocol.md#call-retries): the answer accepted, or
 // refused as unreadable (sent for again, a few times), or a failure retried after a delay, or the
 // outcome final. `outcome` and `diag` are updated as the call's.
 Verdict judge_attempt(http::HttpClient& client, const http::Request& request, diagnostics& diag,
-                      const LayerTwoSettings& settings, CallOutcome& outcome,
+                      const CallRetrySettings& settings, CallOutcome& outcome,
                       std::chrono::system_clock::time_point start, int& failures, int& unreadable) {
   boost::system::error_code ec = std::get<0>(outcome);
   if (!ec && settings.accept) {
@@ -141,9 +141,9 @@ Verdict judge_attempt(http::HttpClient& client, const http::Request& request, di
   http::Clock& clock = client.clock();
   if (ec == errc::payment_required && settings.billing != nullptr) {
     delay = settings.billing->on_payment_required(clock.now(), settings.billing_max_pause);  // no attempt used
-  } else if (http::layer2_should_retry(ec)) {
+  } else if (http::call_should_retry(ec)) {
     const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.now() - start);
-    delay = http::layer2_delay(failures++, elapsed, client.options().retry);
+    delay = http::call_retry_delay(failures++, elapsed, client.options().retry);
   }
   if (!delay) return Verdict::done();
   http::Observer* const observer = event_observer(client);
@@ -151,11 +151,11 @@ Verdict judge_attempt(http::HttpClient& client, const http::Request& request, di
   return Verdict::again(*delay, ec == errc::payment_required ? observer : nullptr);
 }
 
-// One attempt: the settings' own, else layer 1 on the call's request (no copy, no co_spawn, no
+// One attempt: the settings' own, else one send with transport retries on the call's request (no copy, no co_spawn, no
 // wrapper frame). Chosen here so that the coroutine has one co_await, and one awaited value in its
 // frame, for both (a conditional expression inside the coroutine is what GCC 12 miscompiles).
 asio::awaitable<CallOutcome> start_attempt(http::HttpClient& client, const http::Request& request, diagnostics& diag,
-                                           const LayerTwoSettings& settings) {
+                                           const CallRetrySettings& settings) {
   if (settings.attempt) return settings.attempt(client, request, diag);
   return client.send(request, &diag);
 }
@@ -168,7 +168,7 @@ void set_cancelled(CallOutcome& outcome) {
 
 // One coroutine per call, holding one outcome: what does not suspend is in judge_attempt.
 asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request, diagnostics& diag,
-                                                  LayerTwoSettings settings) {
+                                                  CallRetrySettings settings) {
   if (request.method != http::Method::get && request.idempotency_key.empty()) {
     static_assert(http::idempotency_key_size <= http::IdempotencyKey::capacity);
     http::write_idempotency_key(request.idempotency_key.overwrite(http::idempotency_key_size));

@@ -1,5 +1,5 @@
-// Retry layer 2 (doc/protocol.md#layer-2-submits): the SDK wrapper around most submits. It re-sends a whole call (each
-// attempt has layer-1 retries inside) while failures are retryable and the 300 s budget lasts,
+// Call retries (doc/protocol.md#call-retries): the SDK wrapper around most submits. It re-sends a whole call (each
+// attempt has transport retries inside) while failures are retryable and the 300 s budget lasts,
 // and pauses silently on HTTP 402 inside the billing window (doc/protocol.md#billing-pause-402).
 //
 // Deliberately stricter than the Python SDK: every attempt of the logical call, in both layers,
@@ -41,13 +41,13 @@ class BillingPause {
 
 using CallOutcome = std::tuple<boost::system::error_code, http::Response>;
 
-/// One attempt of a layer-2 call; the default sends the request once (with layer 1 inside).
+/// One attempt of a retried call; the default sends the request once (with transport retries inside).
 using Attempt =
     std::function<boost::asio::awaitable<CallOutcome>(http::HttpClient&, const http::Request&, diagnostics&)>;
 
-class LayerTwoSettings {
+class CallRetrySettings {
  public:
-  LayerTwoSettings() = default;
+  CallRetrySettings() = default;
   std::chrono::seconds billing_max_pause{3600};  ///< server flag billing_exception_max_pause_duration_sec
   BillingPause* billing = nullptr;               ///< shared per holder; null = 402 is fatal
   /// A 409 is the answer, not a reason to retry (checkpoint publish/unpublish, doc/rest.md#calls).
@@ -57,12 +57,12 @@ class LayerTwoSettings {
   /// The sampling submit (doc/sampling.md#sampling) paces itself on backpressure: a 429 and a 402 come back
   /// to the caller at once instead of being retried or paused here.
   bool return_backpressure = false;
-  /// False: failed attempts are not sent again here (a layer-1-only call); unreadable answers
+  /// False: failed attempts are not sent again here (a transport-retry-only call); unreadable answers
   /// still are (see `accept`).
   bool retry_failures = true;
   /// Decodes a successful answer. When it fails with decode_error or protocol_error (a body cut
   /// short or garbled on the way), the call is sent again with the same idempotency key, at most
-  /// max_unreadable_answers times, waiting 100 ms, 200 ms, ... in between (doc/protocol.md#layer-2-submits).
+  /// max_unreadable_answers times, waiting 100 ms, 200 ms, ... in between (doc/protocol.md#call-retries).
   std::function<boost::system::error_code(const http::Response&, diagnostics&)> accept;
   /// Hears a line for each answer sent again because it was unreadable (the holder's log, warning).
   std::function<void(std::string_view)> warn;
@@ -73,9 +73,9 @@ class LayerTwoSettings {
 /// How many unreadable answers in a row a call is sent again after.
 inline constexpr int max_unreadable_answers = 3;
 
-/// Sends `request` through `client` with layer-2 retries. `diag` receives the details of the
+/// Sends `request` through `client` with call retries. `diag` receives the details of the
 /// final failure. The request's idempotency key is fixed before the first attempt.
 boost::asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request,
-                                                         diagnostics& diag, LayerTwoSettings settings);
+                                                         diagnostics& diag, CallRetrySettings settings);
 
 }  // namespace tinker::api

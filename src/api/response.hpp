@@ -1,9 +1,9 @@
 // Typed decoding of HTTP responses with the content-type rules of doc/protocol.md#transport.
 #pragma once
 
+#include "core/types/exception_error.hpp"
+#include "core/wire/future_ticket.hpp"
 #include "http/message.hpp"
-#include "types/exception_error.hpp"
-#include "wire/future_ticket.hpp"
 
 #include <tinker/codec.hpp>
 

@@ -16,11 +16,9 @@ namespace tinker::client {
 
 using detail::ClientHolder;
 using detail::ErasedResult;
-using detail::FbFuture;
 using detail::FutureCore;
 using detail::Handler;
 using detail::HolderPtr;
-using detail::RestHolder;
 using detail::SamplingState;
 using detail::TrainingPtr;
 using detail::TrainingState;

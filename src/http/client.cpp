@@ -1,4 +1,4 @@
-// HttpClient: pools per origin and purpose, and retry layer 1 (doc/protocol.md#layer-1-transport)
+// HttpClient: pools per origin and purpose, and transport retries (doc/protocol.md#transport-retries)
 // around request assembly (request_assembly.hpp), the pool, connect() and exchange().
 #include "http/client.hpp"
 
@@ -377,7 +377,7 @@ void prepare_body(const Request& request, PreparedCall& call) {
 
 }  // namespace
 
-// Step 1, request building. The caller's request stays untouched (layer 2 re-sends it): a
+// Step 1, request building. The caller's request stays untouched (the call retries re-send it): a
 // generated idempotency key and a compressed body go into `call`. Header lines are checked
 // for line breaks here, before any connection is taken.
 void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) {
@@ -413,7 +413,7 @@ void HttpClient::Impl::prepare_call(const Request& request, PreparedCall& call) 
   call.pool = &pool_for(*call.target, request.pool);
 }
 
-// Step 4, the retry decision of layer 1 (doc/protocol.md#layer-1-transport) after a failed
+// Step 4, the retry decision of the transport retries (doc/protocol.md#transport-retries) after a failed
 // attempt: the delay before the next attempt (the server's hint, else back-off with jitter), or
 // nothing when the failure is final: not retryable, the call's retries used up, or the client
 // shutting down.
@@ -421,9 +421,9 @@ std::optional<std::chrono::milliseconds> HttpClient::Impl::next_attempt_delay(bo
                                                                               const Response& response,
                                                                               int attempt_index,
                                                                               int max_retries) const {
-  if (!layer1_should_retry(ec, response) || attempt_index >= max_retries || shut_down_) return std::nullopt;
+  if (!transport_should_retry(ec, response) || attempt_index >= max_retries || shut_down_) return std::nullopt;
   const Response* hint_source = response.status == 0 ? nullptr : &response;
-  return layer1_retry_delay(hint_source, attempt_index, clock_->now(), random_(), options_.retry);
+  return transport_retry_delay(hint_source, attempt_index, clock_->now(), random_(), options_.retry);
 }
 
 // The coroutine behind async_send. It owns the request and keeps the client alive.
@@ -431,7 +431,7 @@ asio::awaitable<Outcome> HttpClient::Impl::send(std::shared_ptr<Impl> self, Requ
   co_return co_await self->send_guarded(request, diag);
 }
 
-// Retry layer 1 (doc/protocol.md#layer-1-transport) in one coroutine frame: (1) request building
+// Transport retries (doc/protocol.md#transport-retries) in one coroutine frame: (1) request building
 // in prepare_call, then per attempt (2) acquiring a connection, (3) classifying the outcome in
 // attempt_error and (4) the retry decision in next_attempt_delay. The steps that never suspend
 // are plain functions. Acquiring a connection suspends only when the pool has no idle connection

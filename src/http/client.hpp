@@ -1,5 +1,5 @@
 // The SDK's HTTP client: keep-alive connection pools per origin and purpose, TLS, proxies,
-// timeouts and retry layer 1 (doc/protocol.md#layer-1-transport). Everything runs on one
+// timeouts and transport retries (doc/protocol.md#transport-retries). Everything runs on one
 // io_context thread; the client must be used (and destroyed) on that thread.
 #pragma once
 
@@ -48,7 +48,7 @@ class HttpClient {
 
   boost::asio::any_io_executor get_executor() const noexcept;
 
-  /// Sends `request` with layer-1 retries. Completes with the final response when its status is
+  /// Sends `request` with transport retries. Completes with the final response when its status is
   /// below 300 (or 3xx for requests that asked for it), else with the error class of the status
   /// (errc_from_http_status) and the response; transport failures complete with
   /// connection_failed / timeout / tls_error, cancellation with cancelled. `diag` (optional,
@@ -84,7 +84,7 @@ class HttpClient {
   void set_credential(Secret credential);
   Clock& clock() const noexcept;
 
-  /// Reports every exchange and layer-1 retry to `observer` (doc/observability.md); null: to
+  /// Reports every exchange and transport retry to `observer` (doc/observability.md); null: to
   /// nobody. The client's credentials, now and later, become the observer's secrets.
   void set_observer(std::shared_ptr<Observer> observer);
   /// The observer, or null; the retry layers above report through it too.

@@ -37,7 +37,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 // For the reads and writes of every exchange: awaiting a deferred operation starts it straight from
 // the awaiting coroutine, where use_awaitable first allocates a coroutine frame for the initiation.
 constexpr auto as_tuple_deferred = asio::as_tuple(asio::deferred);

@@ -7,8 +7,10 @@
 #include "http/pool.hpp"
 #include "http/tls.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/stream_traits.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -20,6 +22,10 @@
 #include <vector>
 
 namespace tinker::http {
+
+/// The token the Beast-driving coroutines await with: the error code comes back as a value, never
+/// as an exception.
+inline constexpr auto as_tuple_awaitable = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 /// What connect() makes: a plain or TLS stream (already tunnelled through a proxy when one
 /// applies, TLS handshake done).

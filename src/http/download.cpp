@@ -37,7 +37,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using boost::system::error_code;
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 
 constexpr std::size_t chunk_size = 64 * 1024;
 constexpr std::uint32_t header_limit = 64 * 1024;

@@ -1,8 +1,8 @@
 #include "http/error_mapping.hpp"
 
-#include "http/ascii.hpp"
+#include "core/ascii.hpp"
+#include "core/wire/json_reader.hpp"
 #include "http/retry_policy.hpp"
-#include "wire/json_reader.hpp"
 
 #include <boost/json/value.hpp>
 

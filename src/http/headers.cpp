@@ -1,6 +1,6 @@
 #include "http/headers.hpp"
 
-#include "http/ascii.hpp"
+#include "core/ascii.hpp"
 
 #include <tinker/version.hpp>
 

@@ -15,7 +15,7 @@ namespace tinker::http {
 /// A random (version 4, RFC 9562) UUID in lowercase text: "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".
 std::string uuid4();
 
-/// "tinker-cpp-retry-<uuid4>": one per logical call, reused by its layer-1 retries; higher retry
+/// "tinker-cpp-retry-<uuid4>": one per logical call, reused by its transport retries; higher retry
 /// layers call again and get a new key.
 std::string new_idempotency_key();
 /// The length of a generated idempotency key.

@@ -1,6 +1,6 @@
 #include "http/message.hpp"
 
-#include "http/ascii.hpp"
+#include "core/ascii.hpp"
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 // sees Beast and OpenSSL).
 #pragma once
 
-#include "wire/borrowed_runs.hpp"
+#include "core/wire/borrowed_runs.hpp"
 
 #include <boost/container/small_vector.hpp>
 
@@ -110,7 +110,7 @@ class RequestPath {
   std::string_view constant_;
 };
 
-/// One logical call. Layer-1 retries (doc/protocol.md#layer-1-transport) resend it unchanged
+/// One logical call. Transport retries (doc/protocol.md#transport-retries) resend it unchanged
 /// except for `x-stainless-retry-count`; the idempotency key stays the same for every attempt.
 class Request {
  public:
@@ -138,8 +138,8 @@ class Request {
   /// Extra headers (poll headers, backpressure, ...): at most three per request on the hot
   /// paths, kept in place so that building a request does not allocate for them.
   boost::container::small_vector<RequestHeader, 3> headers;
-  /// Layer-1 retries for this call; empty = ClientOptions::retry.max_retries. Some endpoints use 0
-  /// (the "L1" column of doc/protocol.md#endpoints).
+  /// Transport retries for this call; empty = ClientOptions::retry.max_retries. Some endpoints use 0
+  /// (the transport-retries column of doc/protocol.md#endpoints).
   std::optional<int> max_retries;
   /// Read timeout of each attempt; empty = ClientOptions::timeouts.request.
   std::optional<std::chrono::milliseconds> timeout;
@@ -148,7 +148,7 @@ class Request {
   /// checkpoint-archive endpoint must see the raw 302, doc/rest.md#checkpoint-downloads), else as
   /// an HTTP error.
   bool accept_redirect = false;
-  /// Shared by every attempt of the logical call, layer 1 and layer 2; generated when empty
+  /// Shared by every attempt of the logical call, the transport and call retries; generated when empty
   /// (non-GET requests only).
   IdempotencyKey idempotency_key;
 };

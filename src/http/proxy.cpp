@@ -1,8 +1,9 @@
 #include "http/proxy.hpp"
 
-#include "redaction.hpp"
+#include "core/redaction.hpp"
 
-#include "http/ascii.hpp"
+#include "core/ascii.hpp"
+#include "http/url.hpp"
 
 #include <tinker/error.hpp>
 
@@ -44,21 +45,16 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string strip_brackets(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  return std::string(host);
-}
-
 std::optional<asio::ip::address> parse_ip(std::string_view host) {
   boost::system::error_code ec;
-  auto address = asio::ip::make_address(strip_brackets(host), ec);
+  auto address = asio::ip::make_address(host_without_brackets(host), ec);
   if (ec) return std::nullopt;
   return address;
 }
 
 // "host:port" with brackets around IPv6 literals, as in a Host header or a CONNECT target.
 std::string authority(std::string_view host, std::uint16_t port) {
-  std::string name = strip_brackets(host);
+  std::string name = host_without_brackets(host);
   if (name.find(':') != std::string::npos) name = "[" + name + "]";
   return name + ":" + std::to_string(port);
 }
@@ -95,7 +91,7 @@ std::optional<NoProxyRule> parse_no_proxy_entry(std::string_view entry) {
   NoProxyRule rule;
   std::string_view host = entry;
   if (parse_ip(entry)) {  // bare IPv4 or IPv6 literal, no port
-    rule.host = lower(strip_brackets(entry));
+    rule.host = lower(host_without_brackets(entry));
     rule.ip = true;
     return rule;
   }
@@ -107,7 +103,7 @@ std::optional<NoProxyRule> parse_no_proxy_entry(std::string_view entry) {
     host = entry.substr(0, colon);
   }
   if (parse_ip(host)) {
-    rule.host = lower(strip_brackets(host));
+    rule.host = lower(host_without_brackets(host));
     rule.ip = true;
     return rule;
   }
@@ -245,7 +241,7 @@ std::optional<ProxyEndpoint> ProxySettings::proxy_for(std::string_view scheme, s
 
 bool ProxySettings::bypasses(std::string_view host, std::uint16_t port) const {
   if (no_proxy_all_) return true;
-  std::string name = lower(strip_brackets(host));
+  std::string name = lower(host_without_brackets(host));
   while (!name.empty() && name.back() == '.') name.pop_back();
   const auto address = parse_ip(name);
   for (const auto& rule : no_proxy_) {

@@ -23,7 +23,7 @@ class RequestTally {
   }
   /// A connection could not be opened: nothing was sent.
   void note_connect_failure(boost::system::error_code error) noexcept { note_no_answer(error); }
-  /// A retry layer is about to send a request again (doc/protocol.md#retry-layers).
+  /// A retry layer is about to send a request again (doc/protocol.md#retries).
   void note_retry() noexcept { bump(retries_); }
 
   std::uint64_t requests() const noexcept { return requests_.load(std::memory_order_relaxed); }

@@ -1,6 +1,6 @@
 #include "http/retry_policy.hpp"
 
-#include "http/ascii.hpp"
+#include "core/ascii.hpp"
 
 #include <tinker/error.hpp>
 
@@ -174,7 +174,7 @@ bool should_retry_status(int status, std::string_view x_should_retry_header) noe
   return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
-bool layer1_should_retry(boost::system::error_code ec, const Response& response) noexcept {
+bool transport_should_retry(boost::system::error_code ec, const Response& response) noexcept {
   // A bare 400 comes as connection_failed with its status (attempt_error): retried as one.
   if (response.status == 0 || ec == errc::connection_failed)
     return ec == errc::connection_failed || ec == errc::timeout;
@@ -221,15 +221,15 @@ milliseconds backoff_delay(int retries_done, double random_unit, const RetryOpti
   return Backoff(o.initial_delay, o.max_delay).delay(retries_done, random_unit);
 }
 
-milliseconds layer1_retry_delay(const Response* response_or_null, int retries_done, TimePoint now, double random_unit,
-                                const RetryOptions& o) {
+milliseconds transport_retry_delay(const Response* response_or_null, int retries_done, TimePoint now,
+                                   double random_unit, const RetryOptions& o) {
   if (response_or_null != nullptr) {
     if (const auto hint = server_retry_hint(*response_or_null, now, o.max_retry_after)) return *hint;
   }
   return backoff_delay(retries_done, random_unit, o);
 }
 
-bool layer2_should_retry(boost::system::error_code ec) noexcept {
+bool call_should_retry(boost::system::error_code ec) noexcept {
   if (ec.category() != error_category()) return false;
   switch (static_cast<errc>(ec.value())) {
     case errc::timeout:
@@ -242,7 +242,7 @@ bool layer2_should_retry(boost::system::error_code ec) noexcept {
   }
 }
 
-std::optional<milliseconds> layer2_delay(int failures_so_far, milliseconds elapsed, const RetryOptions& o) {
+std::optional<milliseconds> call_retry_delay(int failures_so_far, milliseconds elapsed, const RetryOptions& o) {
   const milliseconds budget = o.call_budget;
   if (elapsed >= budget) return std::nullopt;
   const milliseconds cap = std::max(milliseconds(o.call_max_delay), milliseconds::zero());

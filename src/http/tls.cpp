@@ -1,4 +1,5 @@
 #include "http/tls.hpp"
+#include "http/url.hpp"
 
 #include <tinker/error.hpp>
 
@@ -18,11 +19,6 @@ namespace tinker::http {
 namespace ssl = boost::asio::ssl;
 
 namespace {
-
-std::string strip_brackets(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  return std::string(host);
-}
 
 // Why a CA bundle could not be loaded. OpenSSL's first queued error for a missing file is a
 // bare "system lib", so the common cases are checked here first.
@@ -81,7 +77,7 @@ bool is_verify_failure(const boost::system::error_code& ec) {
 
 bool is_ip_literal(std::string_view host) {
   boost::system::error_code ec;
-  boost::asio::ip::make_address(strip_brackets(host), ec);
+  boost::asio::ip::make_address(host_without_brackets(host), ec);
   return !ec;
 }
 
@@ -97,7 +93,7 @@ std::shared_ptr<ssl::context> make_tls_context(const TlsOptions& options) {
 }
 
 void prepare_tls_stream(TlsStream& stream, const std::string& host, bool verify_peer) {
-  const std::string name = strip_brackets(host);
+  const std::string name = host_without_brackets(host);
   const bool ip_literal = is_ip_literal(name);
   SSL* ssl = stream.native_handle();
   if (!ip_literal && SSL_set_tlsext_host_name(ssl, name.c_str()) != 1) throw_tls_setup_error("cannot set SNI");

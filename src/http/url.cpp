@@ -37,4 +37,9 @@ AbsoluteUrl parse_absolute_url(std::string_view text, std::string_view what) {
   return result;
 }
 
+std::string host_without_brackets(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return std::string(host);
+}
+
 }  // namespace tinker::http

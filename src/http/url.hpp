@@ -17,6 +17,10 @@ class AbsoluteUrl {
   std::string display;     ///< "https://host:port/path" without the query (a signature stays out of messages)
 };
 
+/// An IPv6 literal host ("[::1]") without its brackets, for address parsing and certificate
+/// checks; any other host as it is.
+std::string host_without_brackets(std::string_view host);
+
 /// Throws tinker::error (invalid_argument), the message starting with `what`, when `text` is
 /// not an absolute http or https URL with a host. The URL's query is never in the message.
 AbsoluteUrl parse_absolute_url(std::string_view text, std::string_view what);

@@ -2,10 +2,10 @@
 // hub_upload.hpp: whoami, repo creation, branches, repo info, reading one file.
 #include "hub/hub_call.hpp"
 
+#include "core/wire/json_writer.hpp"
 #include "http/error_mapping.hpp"
 #include "http/proxy.hpp"
 #include "http/url.hpp"
-#include "wire/json_writer.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>

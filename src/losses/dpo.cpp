@@ -10,7 +10,7 @@
 namespace tinker::losses {
 namespace {
 
-constexpr std::string_view kLoss = "dpo";
+constexpr std::string_view kDpoLoss = "dpo";
 
 // One response of a pair: its token weights and its weighted policy-minus-reference log-ratio.
 struct Response {
@@ -20,15 +20,15 @@ struct Response {
 
 Response weighted_response(const std::vector<Datum>& data, const std::vector<std::vector<float>>& logprobs,
                            const ReferenceLogprobs& reference, std::size_t i) {
-  const std::size_t count = detail::target_count(kLoss, data[i], i);
-  detail::check_length(kLoss, i, "logprobs", logprobs[i].size(), count);
-  detail::check_length(kLoss, i, "reference logprobs", reference[i].size(), count);
+  const std::size_t count = detail::target_count(kDpoLoss, data[i], i);
+  detail::check_length(kDpoLoss, i, "logprobs", logprobs[i].size(), count);
+  detail::check_length(kDpoLoss, i, "reference logprobs", reference[i].size(), count);
   Response response;
-  response.weights = detail::datum_weights(kLoss, data[i], i, count, true);
+  response.weights = detail::datum_weights(kDpoLoss, data[i], i, count, true);
   for (std::size_t t = 0; t < count; ++t) {
     const double ref = reference[i][t];
     if (!std::isfinite(ref)) {
-      detail::fail(kLoss, detail::datum_path(i) + ": reference logprobs[" + std::to_string(t) + "]: not finite");
+      detail::fail(kDpoLoss, detail::datum_path(i) + ": reference logprobs[" + std::to_string(t) + "]: not finite");
     }
     response.log_ratio += response.weights[t] * (static_cast<double>(logprobs[i][t]) - ref);
   }
@@ -56,14 +56,14 @@ std::vector<float> scaled(const std::vector<float>& weights, double factor) {
 
 CustomLossOutput dpo_loss(const std::vector<Datum>& data, const std::vector<std::vector<float>>& logprobs,
                           const ReferenceLogprobs& reference, double beta) {
-  if (!std::isfinite(beta) || beta <= 0) detail::fail(kLoss, "beta must be a positive number");
+  if (!std::isfinite(beta) || beta <= 0) detail::fail(kDpoLoss, "beta must be a positive number");
   if (data.size() % 2 != 0) {
-    detail::fail(kLoss, "data holds " + std::to_string(data.size()) +
-                            " datums; DPO needs chosen/rejected pairs (chosen at even indices, rejected at odd)");
+    detail::fail(kDpoLoss, "data holds " + std::to_string(data.size()) +
+                               " datums; DPO needs chosen/rejected pairs (chosen at even indices, rejected at odd)");
   }
-  if (data.empty()) detail::fail(kLoss, "data is empty; DPO needs at least one chosen/rejected pair");
-  detail::check_batch(kLoss, "logprobs", logprobs.size(), data.size());
-  detail::check_batch(kLoss, "reference logprobs", reference.size(), data.size());
+  if (data.empty()) detail::fail(kDpoLoss, "data is empty; DPO needs at least one chosen/rejected pair");
+  detail::check_batch(kDpoLoss, "logprobs", logprobs.size(), data.size());
+  detail::check_batch(kDpoLoss, "reference logprobs", reference.size(), data.size());
 
   const std::size_t pairs = data.size() / 2;
   const double per_pair = 1.0 / static_cast<double>(pairs);
@@ -95,7 +95,7 @@ CustomLossOutput dpo_loss(const std::vector<Datum>& data, const std::vector<std:
 }
 
 CustomLossFunction dpo(ReferenceLogprobs reference, double beta) {
-  if (!std::isfinite(beta) || beta <= 0) detail::fail(kLoss, "beta must be a positive number");
+  if (!std::isfinite(beta) || beta <= 0) detail::fail(kDpoLoss, "beta must be a positive number");
   return [reference = std::move(reference), beta](const std::vector<Datum>& data,
                                                   const std::vector<std::vector<float>>& logprobs) {
     return dpo_loss(data, logprobs, reference, beta);

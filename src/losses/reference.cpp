@@ -19,12 +19,12 @@
 namespace tinker::losses {
 namespace {
 
-constexpr std::string_view kLoss = "reference_logprobs";
+constexpr std::string_view kReferenceLoss = "reference_logprobs";
 
 std::vector<std::int64_t> targets_of(const Datum& datum, std::size_t i) {
   auto it = datum.loss_fn_inputs.find("target_tokens");
   if (it == datum.loss_fn_inputs.end())
-    detail::fail(kLoss, detail::datum_path(i) + ".loss_fn_inputs.target_tokens: missing");
+    detail::fail(kReferenceLoss, detail::datum_path(i) + ".loss_fn_inputs.target_tokens: missing");
   return it->second.to_dense_ints();
 }
 
@@ -37,16 +37,16 @@ void check_shifted(const Datum& datum, const std::vector<std::int64_t>& targets,
     return;  // image chunks: the token ids are not known here
   }
   if (tokens.size() != targets.size()) {
-    detail::fail(kLoss, detail::datum_path(i) + ": model_input has " + std::to_string(tokens.size()) + " tokens but " +
-                            std::to_string(targets.size()) +
-                            " target tokens; reference logprobs need targets = model_input shifted by one");
+    detail::fail(kReferenceLoss, detail::datum_path(i) + ": model_input has " + std::to_string(tokens.size()) +
+                                     " tokens but " + std::to_string(targets.size()) +
+                                     " target tokens; reference logprobs need targets = model_input shifted by one");
   }
   for (std::size_t k = 0; k + 1 < targets.size(); ++k) {
     if (targets[k] == tokens[k + 1]) continue;
-    detail::fail(kLoss, detail::datum_path(i) + ".loss_fn_inputs.target_tokens[" + std::to_string(k) +
-                            "] = " + std::to_string(targets[k]) + " but model_input[" + std::to_string(k + 1) +
-                            "] = " + std::to_string(tokens[k + 1]) +
-                            "; reference logprobs need targets = model_input shifted by one");
+    detail::fail(kReferenceLoss, detail::datum_path(i) + ".loss_fn_inputs.target_tokens[" + std::to_string(k) +
+                                     "] = " + std::to_string(targets[k]) + " but model_input[" + std::to_string(k + 1) +
+                                     "] = " + std::to_string(tokens[k + 1]) +
+                                     "; reference logprobs need targets = model_input shifted by one");
   }
 }
 
@@ -134,22 +134,24 @@ ModelInput full_sequence(const Datum& datum) {
 
 ReferenceLogprobs align_reference_logprobs(const std::vector<Datum>& data,
                                            const std::vector<PromptLogprobs>& computed) {
-  detail::check_batch(kLoss, "computed logprobs", computed.size(), data.size());
+  detail::check_batch(kReferenceLoss, "computed logprobs", computed.size(), data.size());
   ReferenceLogprobs aligned(data.size());
   for (std::size_t i = 0; i < data.size(); ++i) {
     const std::vector<std::int64_t> targets = targets_of(data[i], i);
     if (targets.empty()) continue;
     check_shifted(data[i], targets, i);
     if (computed[i].size() != targets.size() + 1) {
-      detail::fail(kLoss, detail::datum_path(i) + ": compute_logprobs returned " + std::to_string(computed[i].size()) +
-                              " entries for a full sequence of " + std::to_string(targets.size() + 1) + " tokens");
+      detail::fail(kReferenceLoss, detail::datum_path(i) + ": compute_logprobs returned " +
+                                       std::to_string(computed[i].size()) + " entries for a full sequence of " +
+                                       std::to_string(targets.size() + 1) + " tokens");
     }
     aligned[i].reserve(targets.size());
     for (std::size_t t = 0; t < targets.size(); ++t) {
       const std::optional<float>& logprob = computed[i][t + 1];
       if (!logprob || !std::isfinite(*logprob)) {
-        detail::fail(kLoss, detail::datum_path(i) + ": compute_logprobs gave no finite logprob for target token " +
-                                std::to_string(t));
+        detail::fail(
+            kReferenceLoss,
+            detail::datum_path(i) + ": compute_logprobs gave no finite logprob for target token " + std::to_string(t));
       }
       aligned[i].push_back(*logprob);
     }

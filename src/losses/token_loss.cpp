@@ -9,7 +9,7 @@
 namespace tinker::losses {
 namespace {
 
-constexpr std::string_view kLoss = "per_token";
+constexpr std::string_view kPerTokenLoss = "per_token";
 
 // Ratios come from log-ratios clamped to this range, so an absurd sampling logprob (the -99999
 // some clients pad with) gives a large but finite value instead of inf or NaN.
@@ -68,9 +68,10 @@ void check_inputs(const std::vector<TokenInput>& needed, const TokenLoss& loss, 
         if (std::find(term.needs.begin(), term.needs.end(), input) == term.needs.end()) continue;
         users += (users.empty() ? "" : ", ") + term.name;
       }
-      detail::fail(kLoss, detail::datum_path(i) + ": missing " + input_name(input) + " (needed by " + users + ")");
+      detail::fail(kPerTokenLoss,
+                   detail::datum_path(i) + ": missing " + input_name(input) + " (needed by " + users + ")");
     }
-    detail::check_length(kLoss, i, input_name(input), values.size(), count);
+    detail::check_length(kPerTokenLoss, i, input_name(input), values.size(), count);
   }
 }
 
@@ -84,8 +85,8 @@ void fill_term_inputs(TokenView& view, const Term& term, const TokenInputs* inpu
 
 void check_finite(double x, const Term& term, const TokenView& view, const char* what) {
   if (std::isfinite(x)) return;
-  detail::fail(kLoss, detail::datum_path(view.datum) + ": term '" + term.name + "' gave a non-finite " + what +
-                          " at token " + std::to_string(view.position));
+  detail::fail(kPerTokenLoss, detail::datum_path(view.datum) + ": term '" + term.name + "' gave a non-finite " + what +
+                                  " at token " + std::to_string(view.position));
 }
 
 void check_term(const Term& term) {
@@ -148,22 +149,22 @@ TokenLoss term(std::string name, TokenFunction value, TokenFunction derivative, 
 
 CustomLossOutput evaluate(const TokenLoss& loss, const std::vector<Datum>& data,
                           const std::vector<std::vector<float>>& logprobs, const std::vector<TokenInputs>& inputs) {
-  if (loss.terms.empty()) detail::fail(kLoss, "the loss has no terms");
+  if (loss.terms.empty()) detail::fail(kPerTokenLoss, "the loss has no terms");
   for (const Term& term : loss.terms) {
     check_term(term);
-    if (!std::isfinite(term.scale)) detail::fail(kLoss, "term '" + term.name + "' has a non-finite scale");
+    if (!std::isfinite(term.scale)) detail::fail(kPerTokenLoss, "term '" + term.name + "' has a non-finite scale");
   }
   const std::vector<TokenInput> needed = needed_inputs(loss);
-  detail::check_batch(kLoss, "logprobs", logprobs.size(), data.size());
-  if (!needed.empty() || !inputs.empty()) detail::check_batch(kLoss, "inputs", inputs.size(), data.size());
+  detail::check_batch(kPerTokenLoss, "logprobs", logprobs.size(), data.size());
+  if (!needed.empty() || !inputs.empty()) detail::check_batch(kPerTokenLoss, "inputs", inputs.size(), data.size());
 
   CustomLossOutput out;
   out.gradients.resize(data.size());
   for (const Term& term : loss.terms) out.metrics[term.name] = 0.0;
   for (std::size_t i = 0; i < data.size(); ++i) {
-    const std::size_t count = detail::target_count(kLoss, data[i], i);
-    detail::check_length(kLoss, i, "logprobs", logprobs[i].size(), count);
-    const std::vector<float> weights = detail::datum_weights(kLoss, data[i], i, count, false);
+    const std::size_t count = detail::target_count(kPerTokenLoss, data[i], i);
+    detail::check_length(kPerTokenLoss, i, "logprobs", logprobs[i].size(), count);
+    const std::vector<float> weights = detail::datum_weights(kPerTokenLoss, data[i], i, count, false);
     const TokenInputs* datum_inputs = inputs.empty() ? nullptr : &inputs[i];
     if (!needed.empty()) check_inputs(needed, loss, *datum_inputs, i, count);
     std::vector<float>& gradient = out.gradients[i];

@@ -28,11 +28,11 @@ namespace {
 constexpr std::string_view kUser = "<｜User｜>";
 constexpr std::string_view kAssistant = "<｜Assistant｜>";
 constexpr std::string_view kBegin = "<｜begin▁of▁sentence｜>";
-constexpr std::string_view kEnd = "<｜end▁of▁sentence｜>";
+constexpr std::string_view kEndOfSentence = "<｜end▁of▁sentence｜>";
 constexpr std::string_view kCallsBegin = "<｜tool▁calls▁begin｜>";
 constexpr std::string_view kCallsEnd = "<｜tool▁calls▁end｜>";
-constexpr std::string_view kCallBegin = "<｜tool▁call▁begin｜>";
-constexpr std::string_view kCallEnd = "<｜tool▁call▁end｜>";
+constexpr std::string_view kToolCallBegin = "<｜tool▁call▁begin｜>";
+constexpr std::string_view kToolCallEnd = "<｜tool▁call▁end｜>";
 constexpr std::string_view kSep = "<｜tool▁sep｜>";
 constexpr std::string_view kOutputBegin = "<｜tool▁output▁begin｜>";
 constexpr std::string_view kOutputEnd = "<｜tool▁output▁end｜>";
@@ -41,7 +41,7 @@ std::string tool_calls_text(const std::vector<ToolCall>& calls) {
   if (calls.empty()) return {};
   std::string text(kCallsBegin);
   for (const ToolCall& call : calls) {
-    text.append(kCallBegin).append(call.name).append(kSep).append(call.arguments).append(kCallEnd);
+    text.append(kToolCallBegin).append(call.name).append(kSep).append(call.arguments).append(kToolCallEnd);
   }
   return text.append(kCallsEnd);
 }
@@ -57,15 +57,15 @@ void take_tool_calls(std::string& text, Message& message) {
   if (end == std::string::npos) return;
   const std::string_view section =
       std::string_view(text).substr(begin + kCallsBegin.size(), end - begin - kCallsBegin.size());
-  if (auto dangling = detail::unclosed_block(section, kCallBegin, kCallEnd)) {
+  if (auto dangling = detail::unclosed_block(section, kToolCallBegin, kToolCallEnd)) {
     message.unparsed_tool_calls.push_back(std::move(*dangling));
   }
-  for (std::size_t at = section.find(kCallBegin); at != std::string_view::npos;
-       at = section.find(kCallBegin, at + kCallBegin.size())) {
-    const std::size_t call_end = section.find(kCallEnd, at);
+  for (std::size_t at = section.find(kToolCallBegin); at != std::string_view::npos;
+       at = section.find(kToolCallBegin, at + kToolCallBegin.size())) {
+    const std::size_t call_end = section.find(kToolCallEnd, at);
     if (call_end == std::string_view::npos) break;
-    const std::string_view raw = section.substr(at, call_end + kCallEnd.size() - at);
-    const std::string_view body = section.substr(at + kCallBegin.size(), call_end - at - kCallBegin.size());
+    const std::string_view raw = section.substr(at, call_end + kToolCallEnd.size() - at);
+    const std::string_view body = section.substr(at + kToolCallBegin.size(), call_end - at - kToolCallBegin.size());
     const std::size_t sep = body.find(kSep);
     const std::string_view name =
         sep == std::string_view::npos ? std::string_view() : detail::trim_whitespace(body.substr(0, sep));
@@ -92,11 +92,11 @@ class DeepSeekV3Renderer : public Renderer {
       : Renderer(std::move(tokenizer)),
         thinking_(thinking),
         begin_(detail::require_token(this->tokenizer(), kBegin, family())),
-        end_(detail::require_token(this->tokenizer(), kEnd, family())),
+        end_(detail::require_token(this->tokenizer(), kEndOfSentence, family())),
         user_(detail::require_token(this->tokenizer(), kUser, family())),
         assistant_(detail::require_token(this->tokenizer(), kAssistant, family())) {
     for (const std::string_view marker :
-         {kCallsBegin, kCallsEnd, kCallBegin, kCallEnd, kSep, kOutputBegin, kOutputEnd}) {
+         {kCallsBegin, kCallsEnd, kToolCallBegin, kToolCallEnd, kSep, kOutputBegin, kOutputEnd}) {
       detail::require_token(this->tokenizer(), marker, family());
     }
   }

@@ -1,6 +1,6 @@
 // conversation_from_json: the cookbook's / OpenAI's message JSON into renderers::Message.
-#include "wire/json_reader.hpp"
-#include "wire/json_writer.hpp"
+#include "core/wire/json_reader.hpp"
+#include "core/wire/json_writer.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/renderers.hpp>

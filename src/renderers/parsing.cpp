@@ -1,7 +1,7 @@
 // Helpers shared by the renderer families (see parsing.hpp).
 #include "renderers/parsing.hpp"
 
-#include "wire/json_reader.hpp"
+#include "core/wire/json_reader.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>

@@ -50,16 +50,17 @@ TrainingRun RestClient::get_training_run(std::string run_id, AccessScope scope) 
   return value_or_throw(try_get_training_run(std::move(run_id), scope));
 }
 
-Result<TrainingRun> RestClient::try_get_training_run_by_tinker_path(std::string tinker_path, AccessScope scope) const {
+Result<TrainingRun> RestClient::try_get_training_run_from_tinker_path(std::string tinker_path,
+                                                                      AccessScope scope) const {
   using T = TrainingRun;
   return call_blocking<T>(
-      runtime_, "RestClient::get_training_run_by_tinker_path", [&](diagnostics& diag, PromiseHandler<T> handler) {
-        client_->async_get_training_run_by_tinker_path(std::move(tinker_path), scope, diag, std::move(handler));
+      runtime_, "RestClient::get_training_run_from_tinker_path", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_->async_get_training_run_from_tinker_path(std::move(tinker_path), scope, diag, std::move(handler));
       });
 }
 
-TrainingRun RestClient::get_training_run_by_tinker_path(std::string tinker_path, AccessScope scope) const {
-  return value_or_throw(try_get_training_run_by_tinker_path(std::move(tinker_path), scope));
+TrainingRun RestClient::get_training_run_from_tinker_path(std::string tinker_path, AccessScope scope) const {
+  return value_or_throw(try_get_training_run_from_tinker_path(std::move(tinker_path), scope));
 }
 
 Result<std::vector<TrainingRun>> RestClient::try_list_all_training_runs(ListAllOptions options) const {
@@ -264,16 +265,16 @@ DownloadResult RestClient::download_url(std::string url, std::filesystem::path f
   return value_or_throw(try_download_url(std::move(url), std::move(file), std::move(options)));
 }
 
-Result<WeightsInfoResponse> RestClient::try_get_weights_info_by_tinker_path(std::string tinker_path) const {
+Result<WeightsInfoResponse> RestClient::try_get_weights_info_from_tinker_path(std::string tinker_path) const {
   using T = WeightsInfoResponse;
   return call_blocking<T>(
-      runtime_, "RestClient::get_weights_info_by_tinker_path", [&](diagnostics& diag, PromiseHandler<T> handler) {
-        client_->async_get_weights_info_by_tinker_path(std::move(tinker_path), diag, std::move(handler));
+      runtime_, "RestClient::get_weights_info_from_tinker_path", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_->async_get_weights_info_from_tinker_path(std::move(tinker_path), diag, std::move(handler));
       });
 }
 
-WeightsInfoResponse RestClient::get_weights_info_by_tinker_path(std::string tinker_path) const {
-  return value_or_throw(try_get_weights_info_by_tinker_path(std::move(tinker_path)));
+WeightsInfoResponse RestClient::get_weights_info_from_tinker_path(std::string tinker_path) const {
+  return value_or_throw(try_get_weights_info_from_tinker_path(std::move(tinker_path)));
 }
 
 Result<ListSessionsResponse> RestClient::try_list_sessions(ListSessionsOptions options) const {

@@ -9,7 +9,7 @@
 #include "http/download.hpp"
 #include "http/proxy.hpp"
 #include "http/url.hpp"
-#include "tokenizer/hub_layout.hpp"
+#include "text/hub_layout.hpp"
 #include "tokenizer/locate.hpp"
 
 #include <boost/asio/co_spawn.hpp>

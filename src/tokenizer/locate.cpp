@@ -4,7 +4,7 @@
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
-#include "tokenizer/hub_layout.hpp"
+#include "text/hub_layout.hpp"
 #include "tokenizer/locate.hpp"
 #include "tokenizer/repo_id.hpp"
 

@@ -3,7 +3,7 @@
 which keeps its arrival log and results), the client (the SDK), the test, and the rest.
 
 The soak's process RSS mixes the client with the server it runs in-process; this tells them apart.
-Usage (doc/reliability.md#fault-soak):
+Usage (doc/reliability.md#the-fault-soak):
   TINKER_SOAK_STEPS=400 valgrind --tool=massif --depth=60 --threshold=0.01 --massif-out-file=soak.massif \\
       build/release/test/tinker_fault_tests --gtest_filter='*Training*'
   test/faults/heap_by_owner.py soak.massif          # one line per detailed snapshot, MB per owner

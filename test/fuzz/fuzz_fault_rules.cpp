@@ -4,9 +4,9 @@
 // plan, and turned into a status reply and its response head (Retry-After in each form).
 #include "fuzz_support.hpp"
 
-#include "local/server/admin.hpp"
-#include "local/server/connection.hpp"
-#include "local/server/faults.hpp"
+#include "programs/local/server/admin.hpp"
+#include "programs/local/server/connection.hpp"
+#include "programs/local/server/faults.hpp"
 
 #include <chrono>
 #include <cstddef>

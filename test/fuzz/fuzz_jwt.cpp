@@ -3,7 +3,7 @@
 // accepted token are views into it that join back to it.
 #include "fuzz_support.hpp"
 
-#include "wire/jwt.hpp"
+#include "core/wire/jwt.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,8 +4,8 @@
 // bytes, not values: a float field may hold NaN). A SampleResponse, which decode_sample reads without
 // libprotobuf when it can (wire/proto_sample_reader.cpp), decodes to the same value or the same error
 // as through libprotobuf's generated parser.
+#include "core/wire/proto_codec_internal.hpp"
 #include "fuzz_support.hpp"
-#include "wire/proto_codec_internal.hpp"
 
 #include <tinker/codec.hpp>
 

@@ -2,7 +2,7 @@
 // as float seconds or as an HTTP-date (IMF-fixdate, RFC 850, asctime), and both headers at once. The
 // first byte chooses: 0 retry-after-ms, 1 retry-after, 2 both ("<ms value>\n<retry-after value>"),
 // 3 parse_http_date alone. Besides the sanitizers: a hint is always in (0, max_retry_after], and the
-// layer-1 delay it produces is never negative nor above the larger of the two caps.
+// transport-retry delay it produces is never negative nor above the larger of the two caps.
 #include "fuzz_support.hpp"
 
 #include "http/message.hpp"
@@ -28,9 +28,9 @@ void check_hint(const http::Response& response) {
   if (hint && (*hint <= milliseconds::zero() || *hint > options.max_retry_after)) {
     property_failed("a Retry-After hint outside (0, max_retry_after]");
   }
-  const milliseconds delay = http::layer1_retry_delay(&response, 3, kNow, 0.5, options);
+  const milliseconds delay = http::transport_retry_delay(&response, 3, kNow, 0.5, options);
   if (delay < milliseconds::zero() || delay > std::max(options.max_delay, options.max_retry_after)) {
-    property_failed("a layer-1 delay outside [0, max(max_delay, max_retry_after)]");
+    property_failed("a transport-retry delay outside [0, max(max_delay, max_retry_after)]");
   }
 }
 

@@ -1,6 +1,8 @@
 // Helpers shared by the libFuzzer targets of test/fuzz/ (doc/fuzzing.md).
 #pragma once
 
+#include "support/temp_files.hpp"
+
 #include <tinker/error.hpp>
 
 #include <unistd.h>
@@ -43,26 +45,7 @@ class Selected {
 }
 
 /// A fresh empty directory under the system temporary directory, removed with everything in it when
-/// the object dies (one per input, so no input sees another's files).
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<unsigned> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("tinker-fuzz-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const noexcept { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+/// the object dies (one per input, so no input sees another's files): the helper every test program shares.
+using test::TempDir;
 
 }  // namespace tinker::fuzz

@@ -45,7 +45,7 @@ def json_seeds():
     types = json_types()
     index = {t: i for i, t in enumerate(types)}
     for name in ["observed_traffic_test.cpp", "json_malformed_test.cpp", "json_string_test.cpp"]:
-        src = (ROOT / "test/unit/wire" / name).read_text()
+        src = (ROOT / "test/unit/core/wire" / name).read_text()
         for group in RAW_GROUP.finditer(src):
             body = "".join(RAW_ONE.findall(group.group(0)))
             start = src.rfind(";", 0, group.start()) + 1

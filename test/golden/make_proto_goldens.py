@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the golden protobuf messages (doc/protocol.md#protobuf) with Python's protobuf package.
 
-The C++ tests (test/unit/wire/proto_codec_test.cpp) build the same values with tinker-cpp's
+The C++ tests (test/unit/core/wire/proto_codec_test.cpp) build the same values with tinker-cpp's
 types, encode them with `tinker::to_protobuf` and compare the bytes with these files; they also
 decode these files with `tinker::from_protobuf`. Python's protobuf is the reference because the
 official SDK uses it. The values below and the ones in the C++ test must stay in sync: each

@@ -2,11 +2,13 @@
 // io_context runs on a thread of its own, so tests drive the client on their own io_context.
 #pragma once
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -16,6 +18,9 @@
 #include <thread>
 
 namespace tinker::test {
+
+/// The token the loopback servers' coroutines await with: the error code comes back as a value.
+inline constexpr auto use_tuple = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 // Coroutines of the test servers must not fail silently: an exception ends the server thread
 // loudly (std::terminate) instead of leaving a test waiting for an answer that never comes.

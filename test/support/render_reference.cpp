@@ -1,5 +1,6 @@
 #include "support/render_reference.hpp"
 
+#include "support/temp_files.hpp"
 #include "support/test_certs.hpp"
 #include "support/tokenizer_reference.hpp"
 
@@ -26,16 +27,8 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using renderers::Message;
 
-[[noreturn]] void fail(const std::string& message) {
+[[noreturn]] void fail_rendering(const std::string& message) {
   throw std::runtime_error(message);
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("cannot read " + file.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 json::value tool_call_json(const renderers::ToolCall& call, ToolArgumentsAs arguments) {
@@ -53,7 +46,7 @@ json::value tool_call_json(const renderers::ToolCall& call, ToolArgumentsAs argu
 json::value message_json(const Message& message, std::size_t index, ToolArgumentsAs arguments) {
   for (const renderers::ContentPart& part : message.content) {
     if (std::holds_alternative<renderers::ImagePart>(part)) {
-      fail("template_messages_json: messages[" + std::to_string(index) + "] has an image part");
+      fail_rendering("template_messages_json: messages[" + std::to_string(index) + "] has an image part");
     }
   }
   json::object out{{"role", message.role}, {"content", message.text()}};
@@ -90,7 +83,7 @@ std::vector<TestConversation> load_test_conversations() {
     conversation.messages = renderers::conversation_from_json(json::serialize(object.at("messages")));
     conversations.push_back(std::move(conversation));
   }
-  if (conversations.empty()) fail(file.string() + " has no conversations");
+  if (conversations.empty()) fail_rendering(file.string() + " has no conversations");
   return conversations;
 }
 
@@ -111,13 +104,13 @@ std::vector<std::string> render_chat_template(const fs::path& template_file, std
   const std::vector<std::string> lines =
       run_node_script(script, {template_file.string(), cases_file.path(), npm_node_modules().string()});
   if (lines.size() != cases.size()) {
-    fail(script.string() + " printed " + std::to_string(lines.size()) + " lines for " + std::to_string(cases.size()) +
-         " cases of " + template_file.string());
+    fail_rendering(script.string() + " printed " + std::to_string(lines.size()) + " lines for " +
+                   std::to_string(cases.size()) + " cases of " + template_file.string());
   }
   std::vector<std::string> rendered;
   for (const std::string& line : lines) {
     const json::value value = json::parse(line);
-    if (!value.is_string()) fail(script.string() + " printed a line that is not a JSON string: " + line);
+    if (!value.is_string()) fail_rendering(script.string() + " printed a line that is not a JSON string: " + line);
     rendered.emplace_back(value.get_string());
   }
   return rendered;

@@ -143,26 +143,4 @@ TestCertificates make_test_certificates(const std::vector<std::string>& dns_name
   return out;
 }
 
-TempFile::TempFile(const std::string& contents, const std::string& suffix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / "tinker-test-XXXXXX").string() + suffix;
-  const int fd = ::mkstemps(pattern.data(), static_cast<int>(suffix.size()));
-  if (fd < 0) throw std::runtime_error("TempFile: mkstemps failed for " + pattern);
-  path_ = pattern;
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n <= 0) {
-      ::close(fd);
-      std::remove(path_.c_str());
-      throw std::runtime_error("TempFile: write failed for " + path_);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-}
-
-TempFile::~TempFile() {
-  std::remove(path_.c_str());
-}
-
 }  // namespace tinker::test

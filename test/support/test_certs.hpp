@@ -3,6 +3,8 @@
 // nothing expires.
 #pragma once
 
+#include "support/temp_files.hpp"
+
 #include <string>
 #include <vector>
 
@@ -21,19 +23,5 @@ class TestCertificates {
 /// (e.g. {"localhost"} and {"127.0.0.1", "::1"}). Throws std::runtime_error if OpenSSL fails.
 TestCertificates make_test_certificates(const std::vector<std::string>& dns_names,
                                         const std::vector<std::string>& ip_addresses);
-
-/// A file in the temporary directory holding `contents`, deleted when this object dies.
-class TempFile {
- public:
-  explicit TempFile(const std::string& contents, const std::string& suffix = ".pem");
-  ~TempFile();
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  const std::string& path() const noexcept { return path_; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace tinker::test

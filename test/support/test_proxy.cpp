@@ -33,8 +33,6 @@ using boost::system::error_code;
 
 namespace {
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-
 class Tunnel {
  public:
   explicit Tunnel(tcp::socket client_) : client(std::move(client_)), target(client.get_executor()) {}

@@ -2,7 +2,7 @@
 
 #include "support/loopback_service.hpp"
 
-#include "http/ascii.hpp"
+#include "core/ascii.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -39,11 +39,9 @@ using boost::system::error_code;
 
 namespace {
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), http::ascii::to_lower);
+  std::transform(out.begin(), out.end(), out.begin(), ascii::to_lower);
   return out;
 }
 
@@ -229,7 +227,7 @@ ScriptedServer::Impl::Impl(ScriptedServerOptions options_)
     : options(std::move(options_)), default_response(options.default_response) {
   if (!options.tls) return;
   certificates = make_test_certificates(options.cert_dns_names, options.cert_ip_addresses);
-  ca_file.emplace(certificates.ca_cert_pem);
+  ca_file.emplace(certificates.ca_cert_pem, ".pem");
   tls.emplace(ssl::context::tls_server);
   tls->use_certificate_chain(asio::buffer(certificates.leaf_cert_pem));
   tls->use_private_key(asio::buffer(certificates.leaf_key_pem), ssl::context::pem);
@@ -305,9 +303,9 @@ const TestCertificates& ScriptedServer::certificates() const noexcept {
   return impl_->certificates;
 }
 
-const std::string& ScriptedServer::ca_file() const {
+std::string ScriptedServer::ca_file() const {
   if (!impl_->ca_file) throw std::logic_error("ScriptedServer::ca_file: the server does not use TLS");
-  return impl_->ca_file->path();
+  return impl_->ca_file->path().string();
 }
 
 void ScriptedServer::push(ScriptedResponse response) {

@@ -101,7 +101,7 @@ class ScriptedServer {
   std::string url_with_host(std::string_view host) const;
   /// TLS only: the generated certificates, and the CA in a temporary PEM file (for TlsOptions::ca_file).
   const TestCertificates& certificates() const noexcept;
-  const std::string& ca_file() const;
+  std::string ca_file() const;
 
   /// Answers are taken from the script first (FIFO), then from the handler, then the default.
   void push(ScriptedResponse response);

@@ -37,14 +37,6 @@ namespace fs = std::filesystem;
   throw std::runtime_error(message);
 }
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("cannot read " + file.string() + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
@@ -106,32 +98,6 @@ std::string unescape(const std::string& line, const std::string& where) {
   }
   return out;
 }
-
-// A new empty file with a unique name in the temporary directory.
-fs::path make_temp_file(const std::string& suffix) {
-  std::string pattern = (fs::temp_directory_path() / "tinker-tokref-XXXXXX").string() + suffix;
-  const int fd = ::mkstemps(pattern.data(), static_cast<int>(suffix.size()));
-  if (fd < 0) fail("cannot create a temporary file " + pattern + ": " + std::strerror(errno));
-  ::close(fd);
-  return pattern;
-}
-
-// A temporary file, removed when destroyed.
-class TempFile {
- public:
-  explicit TempFile(const std::string& suffix) : path_(make_temp_file(suffix)) {}
-  ~TempFile() {
-    std::error_code ignored;
-    fs::remove(path_, ignored);
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  const fs::path& path() const noexcept { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string describe_command(const std::vector<std::string>& argv) {
   std::string text;
@@ -249,31 +215,27 @@ fs::path reference_script(std::string_view name) {
   return file;
 }
 
-CasesFile::CasesFile(const std::vector<std::string>& cases) : path_(make_temp_file(".jsonl")) {
+namespace {
+
+// One JSON string per line.
+std::string jsonl_of(const std::vector<std::string>& cases) {
   std::string text;
   for (const auto& value : cases) {
     text += boost::json::serialize(boost::json::string_view(value));
     text += '\n';
   }
-  std::ofstream out(path_, std::ios::binary);
-  out << text;
-  if (!out.flush()) {
-    std::error_code ignored;
-    fs::remove(path_, ignored);
-    fail("cannot write " + path_.string());
-  }
+  return text;
 }
 
-CasesFile::~CasesFile() {
-  std::error_code ignored;
-  fs::remove(path_, ignored);
-}
+}  // namespace
+
+CasesFile::CasesFile(const std::vector<std::string>& cases) : file_(jsonl_of(cases), ".jsonl") {}
 
 std::vector<std::string> run_node_script(const fs::path& script, const std::vector<std::string>& args) {
   std::vector<std::string> argv{TINKER_NODE, script.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  const TempFile out(".out");
-  const TempFile err(".err");
+  const TempFile out("", ".out");
+  const TempFile err("", ".err");
   const int status = spawn_and_wait(argv, out.path(), err.path());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))

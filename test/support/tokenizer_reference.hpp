@@ -8,6 +8,8 @@
 // .ci/install-deps, never a skip.
 #pragma once
 
+#include "support/temp_files.hpp"
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -56,14 +58,11 @@ std::filesystem::path reference_script(std::string_view name);
 class CasesFile {
  public:
   explicit CasesFile(const std::vector<std::string>& cases);
-  ~CasesFile();
-  CasesFile(const CasesFile&) = delete;
-  CasesFile& operator=(const CasesFile&) = delete;
 
-  const std::filesystem::path& path() const noexcept { return path_; }
+  const std::filesystem::path& path() const noexcept { return file_.path(); }
 
  private:
-  std::filesystem::path path_;
+  TempFile file_;
 };
 
 /// Runs `node <script> <args...>` (TINKER_NODE, with NODE_PATH set to npm_node_modules()) and returns its standard

@@ -71,7 +71,8 @@ class ClientConfigFlags {
   std::int64_t fwdbwd_max_chunk_len = 1024;               ///< most datums per forward_backward request
   std::int64_t fwdbwd_max_chunk_bytes_count = 5'000'000;  ///< most estimated bytes per forward_backward request
   std::int64_t sample_max_concurrent_requests = 2000;     ///< clients' end-to-end sample concurrency
-  bool sample_no_retries = false;  ///< sample() without the client's retry layer 3 (`doc/protocol.md#layer-3-sampling`)
+  bool sample_no_retries =
+      false;  ///< sample() without the client's sample resubmission (`doc/protocol.md#sample-resubmission`)
   bool sample_enable_stuck_detection = true;        ///< false: the client's progress timeout is off
   bool dynamic_config_enabled = true;               ///< false: `client/dynamic_config` answers 404
   std::int64_t dynamic_refresh_interval_sec = 300;  ///< what `client/dynamic_config` answers

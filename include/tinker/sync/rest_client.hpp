@@ -54,9 +54,9 @@ class RestClient {
   ///@}
   /// The run owning a `tinker://` checkpoint path.
   ///@{
-  TrainingRun get_training_run_by_tinker_path(std::string tinker_path, AccessScope scope = AccessScope::owned) const;
-  Result<TrainingRun> try_get_training_run_by_tinker_path(std::string tinker_path,
-                                                          AccessScope scope = AccessScope::owned) const;
+  TrainingRun get_training_run_from_tinker_path(std::string tinker_path, AccessScope scope = AccessScope::owned) const;
+  Result<TrainingRun> try_get_training_run_from_tinker_path(std::string tinker_path,
+                                                            AccessScope scope = AccessScope::owned) const;
   ///@}
   /// Every run, page by page.
   ///@{
@@ -151,10 +151,30 @@ class RestClient {
   WeightsInfoResponse get_weights_info(std::string tinker_path) const;
   Result<WeightsInfoResponse> try_get_weights_info(std::string tinker_path) const;
   ///@}
-  /// The same call under the Python SDK's name.
+  /// The same call, spelled like every other call that takes a `tinker://` path.
   ///@{
-  WeightsInfoResponse get_weights_info_by_tinker_path(std::string tinker_path) const;
-  Result<WeightsInfoResponse> try_get_weights_info_by_tinker_path(std::string tinker_path) const;
+  WeightsInfoResponse get_weights_info_from_tinker_path(std::string tinker_path) const;
+  Result<WeightsInfoResponse> try_get_weights_info_from_tinker_path(std::string tinker_path) const;
+  ///@}
+
+  /// Deprecated spellings (the Python SDK's `_by_tinker_path`), kept for one release.
+  ///@{
+  [[deprecated("renamed get_training_run_from_tinker_path")]] TrainingRun get_training_run_by_tinker_path(
+      std::string tinker_path, AccessScope scope = AccessScope::owned) const {
+    return get_training_run_from_tinker_path(std::move(tinker_path), scope);
+  }
+  [[deprecated("renamed try_get_training_run_from_tinker_path")]] Result<TrainingRun>
+  try_get_training_run_by_tinker_path(std::string tinker_path, AccessScope scope = AccessScope::owned) const {
+    return try_get_training_run_from_tinker_path(std::move(tinker_path), scope);
+  }
+  [[deprecated("renamed get_weights_info_from_tinker_path")]] WeightsInfoResponse get_weights_info_by_tinker_path(
+      std::string tinker_path) const {
+    return get_weights_info_from_tinker_path(std::move(tinker_path));
+  }
+  [[deprecated("renamed try_get_weights_info_from_tinker_path")]] Result<WeightsInfoResponse>
+  try_get_weights_info_by_tinker_path(std::string tinker_path) const {
+    return try_get_weights_info_from_tinker_path(std::move(tinker_path));
+  }
   ///@}
 
   // Sessions and samplers.

@@ -55,7 +55,7 @@ class ClientConfigResponse {
   /// How long (seconds) a billing hold (HTTP 402) is waited out before it fails the call
   /// (`doc/protocol.md#billing-pause-402`).
   std::int64_t billing_exception_max_pause_duration_sec = 3600;
-  /// Sample without the client's sampling retry layer (`doc/protocol.md#layer-3-sampling`).
+  /// Sample without the client's sampling retry layer (`doc/protocol.md#sample-resubmission`).
   bool sample_no_retries = false;
   /// Fail a sample when no sample has completed for the progress timeout (2 h).
   bool sample_enable_stuck_detection = true;

@@ -24,7 +24,7 @@
 //   exception's message. The handler then receives a value-initialised T.
 #pragma once
 
-#include "types/exception_error.hpp"
+#include "core/types/exception_error.hpp"
 
 #include <tinker/async.hpp>
 #include <tinker/error.hpp>

@@ -1,7 +1,7 @@
 #include "client/futures/driver.hpp"
 
+#include "core/types/exception_error.hpp"
 #include "http/observer.hpp"
-#include "types/exception_error.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>

@@ -2,10 +2,10 @@
 // answer means; the coroutine only sends, sleeps and stops.
 #include "client/futures/poll.hpp"
 
+#include "core/types/exception_error.hpp"
+#include "core/wire/endpoint_paths.hpp"
+#include "core/wire/json_writer.hpp"
 #include "http/observer.hpp"
-#include "types/exception_error.hpp"
-#include "wire/endpoint_paths.hpp"
-#include "wire/json_writer.hpp"
 
 #include <tinker/codec.hpp>
 
@@ -24,7 +24,7 @@ using std::chrono::seconds;
 constexpr int max_bad_request_retries = 3;
 // A 200 whose body is neither a result nor a status (cut short behind a proxy, garbled): asking
 // again is safe, so the loop does, this many times in a row, waiting unreadable_backoff_base,
-// then twice that, and so on, before the operation fails (doc/protocol.md#layer-4-future-polling).
+// then twice that, and so on, before the operation fails (doc/protocol.md#future-polling).
 constexpr int max_unreadable_answers = 5;
 constexpr milliseconds unreadable_backoff_base{100};
 constexpr seconds max_backoff{30};
@@ -374,7 +374,7 @@ void report_poll_backoff_over(const PollRequest& request, std::chrono::steady_cl
 }
 
 // The loop's next step after an answer; a poll sent again after a failed or unreadable one is a retry
-// of layer 4 (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
+// of future polling (ServiceClient::counters()). A function of its own: its locals stay out of the poll's frame.
 // A finishing step's outcome is moved to `outcome`.
 Move counted_step(http::RequestTally& tally, const PollRequest& request, const PollProgress& progress, PollLoop& loop,
                   boost::system::error_code ec, http::Response&& response, diagnostics&& diag, PollOutcome& outcome) {

@@ -1,11 +1,11 @@
-// Retry layer 4 (doc/protocol.md#layer-4-future-polling, doc/protocol.md#futures): the retrieve_future poll loop behind
+// Future polling (doc/protocol.md#future-polling, doc/protocol.md#futures): the retrieve_future poll loop behind
 // every future, and the combination of several futures into one (doc/protocol.md#futures).
 //
 // Runs on the client's io thread as a coroutine. Each poll is
 //   POST /api/v1/retrieve_future  {"request_id": "<id>", "allow_metadata_only": true|false}
-// on the futures pool, with no layer-1 retries, a 45 s read timeout (doc/protocol.md#pools-timeouts-and-throttles) and
-// the headers X-Tinker-Request-Iteration (0, 1, ...), X-Tinker-Request-Type, X-Tinker-Create-Promise- Roundtrip-Time
-// (iteration 0 only), and Accept: application/x-protobuf for protobuf results.
+// on the futures pool, with no transport retries, a 45 s read timeout (doc/protocol.md#pools-timeouts-and-throttles)
+// and the headers X-Tinker-Request-Iteration (0, 1, ...), X-Tinker-Request-Type, X-Tinker-Create-Promise-
+// Roundtrip-Time (iteration 0 only), and Accept: application/x-protobuf for protobuf results.
 //
 // What each answer does (doc/protocol.md#futures, in order):
 //   200 protobuf                      -> result
@@ -17,7 +17,8 @@
 //   408                               -> not ready: queue state from a JSON body, poll again at once
 //   5xx                               -> poll again at once
 //   429, connection failure, timeout  -> sleep min(2^c, 30) s (c counts these in a row), poll again.
-//                                        Retry-After is ignored here (doc/protocol.md#headers: only layer 1 reads it)
+//                                        Retry-After is ignored here (doc/protocol.md#headers: only the transport
+//                                        retries read it)
 //   410                               -> errc::gone: the result is lost (PollOutcome::expired)
 //   400                               -> poll again at once, at most 3 times in a row (a 408 with a
 //                                        JSON body resets the count), then errc::bad_request

@@ -12,7 +12,7 @@
 #include "client/rest/download.hpp"
 
 #include "client/rest/archive_extract.hpp"
-#include "client/rest/support.hpp"
+#include "client/rest/operation.hpp"
 #include "http/download.hpp"
 
 #include <tinker/types/checkpoint.hpp>
@@ -152,7 +152,7 @@ std::vector<std::string> finish_on_disk(const DownloadPaths& paths, const Downlo
   }
 }
 
-asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(RestHolder holder, std::string tinker_path,
+asio::awaitable<OperationResult<DownloadResult>> download_checkpoint_op(HolderPtr holder, std::string tinker_path,
                                                                         DownloadOptions options, diagnostics& diag) {
   using Result = OperationResult<DownloadResult>;
   CheckpointRef ref = CheckpointRef::from_tinker_path(tinker_path);
@@ -215,7 +215,7 @@ namespace tinker::detail {
 
 using namespace client::rest;  // the operation above
 
-void rest_download_checkpoint(RestHolder h, std::string tinker_path, DownloadOptions o, diagnostics* d,
+void rest_download_checkpoint(HolderPtr h, std::string tinker_path, DownloadOptions o, diagnostics* d,
                               Handler<DownloadResult> c) {
   spawn_rest_call(std::move(h), d, std::move(c), &download_checkpoint_op, std::move(tinker_path), std::move(o));
 }

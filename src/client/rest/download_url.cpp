@@ -4,7 +4,7 @@
 #include <tinker/rest_client.hpp>
 
 #include "client/rest/download.hpp"
-#include "client/rest/support.hpp"
+#include "client/rest/operation.hpp"
 #include "http/download.hpp"
 
 #include <filesystem>
@@ -47,7 +47,7 @@ void check_destination(const fs::path& file, bool force) {
   }
 }
 
-asio::awaitable<OperationResult<DownloadResult>> download_url_op(RestHolder holder, std::string url, fs::path file,
+asio::awaitable<OperationResult<DownloadResult>> download_url_op(HolderPtr holder, std::string url, fs::path file,
                                                                  UrlDownloadOptions options, diagnostics& diag) {
   using Result = OperationResult<DownloadResult>;
   if (url.empty()) throw error(errc::invalid_argument, "url: must not be empty");
@@ -94,7 +94,7 @@ namespace tinker::detail {
 
 using namespace client::rest;  // the operation above
 
-void rest_download_url(RestHolder h, std::string url, std::filesystem::path file, UrlDownloadOptions o, diagnostics* d,
+void rest_download_url(HolderPtr h, std::string url, std::filesystem::path file, UrlDownloadOptions o, diagnostics* d,
                        Handler<DownloadResult> c) {
   spawn_rest_call(std::move(h), d, std::move(c), &download_url_op, std::move(url), std::move(file), std::move(o));
 }

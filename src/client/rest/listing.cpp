@@ -3,7 +3,7 @@
 #include <tinker/rest_client.hpp>
 
 #include "api/endpoints_rest.hpp"
-#include "client/rest/support.hpp"
+#include "client/rest/operation.hpp"
 #include "http/clock.hpp"
 
 #include <iterator>
@@ -33,7 +33,7 @@ bool has_more(std::size_t got, std::int64_t requested, std::int64_t next_offset,
   return !cursor || next_offset < cursor->total_count;
 }
 
-Op<std::vector<TrainingRun>> list_all_training_runs_op(RestHolder holder, ListAllOptions options, diagnostics& diag) {
+Op<std::vector<TrainingRun>> list_all_training_runs_op(HolderPtr holder, ListAllOptions options, diagnostics& diag) {
   const std::int64_t page = page_size_of(options, ListAllOptions::default_runs_page);
   std::vector<TrainingRun> all;
   for (std::int64_t offset = 0;;) {
@@ -43,7 +43,7 @@ Op<std::vector<TrainingRun>> list_all_training_runs_op(RestHolder holder, ListAl
     const ListTrainingRunsOptions request(page, offset, options.access_scope, options.project_id);
     TrainingRunsResponse response;
     const error_code ec =
-        co_await api::list_training_runs(holder->http(), request, response, diag, holder->layer_two());
+        co_await api::list_training_runs(holder->http(), request, response, diag, holder->retry_call());
     if (ec) co_return OperationResult<std::vector<TrainingRun>>(ec, std::vector<TrainingRun>());
     const std::size_t got = response.training_runs.size();
     offset += static_cast<std::int64_t>(got);
@@ -53,7 +53,7 @@ Op<std::vector<TrainingRun>> list_all_training_runs_op(RestHolder holder, ListAl
   co_return OperationResult<std::vector<TrainingRun>>(error_code(), std::move(all));
 }
 
-Op<std::vector<Checkpoint>> list_all_user_checkpoints_op(RestHolder holder, ListAllOptions options, diagnostics& diag) {
+Op<std::vector<Checkpoint>> list_all_user_checkpoints_op(HolderPtr holder, ListAllOptions options, diagnostics& diag) {
   const std::int64_t page = page_size_of(options, ListAllOptions::default_checkpoints_page);
   std::vector<Checkpoint> all;
   for (std::int64_t offset = 0;;) {
@@ -63,7 +63,7 @@ Op<std::vector<Checkpoint>> list_all_user_checkpoints_op(RestHolder holder, List
     const ListUserCheckpointsOptions request(page, offset);
     CheckpointsListResponse response;
     const error_code ec =
-        co_await api::list_user_checkpoints(holder->http(), request, response, diag, holder->layer_two());
+        co_await api::list_user_checkpoints(holder->http(), request, response, diag, holder->retry_call());
     if (ec) co_return OperationResult<std::vector<Checkpoint>>(ec, std::vector<Checkpoint>());
     const std::size_t got = response.checkpoints.size();
     offset += static_cast<std::int64_t>(got);
@@ -74,7 +74,7 @@ Op<std::vector<Checkpoint>> list_all_user_checkpoints_op(RestHolder holder, List
 }
 
 // Sessions have no cursor (doc/rest.md#calls): only a short page ends the listing.
-Op<std::vector<std::string>> list_all_sessions_op(RestHolder holder, ListAllOptions options, diagnostics& diag) {
+Op<std::vector<std::string>> list_all_sessions_op(HolderPtr holder, ListAllOptions options, diagnostics& diag) {
   const std::int64_t page = page_size_of(options, ListAllOptions::default_sessions_page);
   std::vector<std::string> all;
   for (std::int64_t offset = 0;;) {
@@ -83,7 +83,7 @@ Op<std::vector<std::string>> list_all_sessions_op(RestHolder holder, ListAllOpti
     }
     const ListSessionsOptions request(page, offset, options.access_scope);
     ListSessionsResponse response;
-    const error_code ec = co_await api::list_sessions(holder->http(), request, response, diag, holder->layer_two());
+    const error_code ec = co_await api::list_sessions(holder->http(), request, response, diag, holder->retry_call());
     if (ec) co_return OperationResult<std::vector<std::string>>(ec, std::vector<std::string>());
     const std::size_t got = response.sessions.size();
     // Without a cursor, a server that ignores `offset` would send the same full page forever.
@@ -101,12 +101,12 @@ Op<std::vector<std::string>> list_all_sessions_op(RestHolder holder, ListAllOpti
 }
 
 // doc/rest.md#calls: poll until ready (a URL is then required) or failed.
-Op<TraceExportResponse> export_session_trace_op(RestHolder holder, std::string session_id, diagnostics& diag) {
+Op<TraceExportResponse> export_session_trace_op(HolderPtr holder, std::string session_id, diagnostics& diag) {
   if (session_id.empty()) throw error(errc::invalid_argument, "session_id: must not be empty");
   for (;;) {
     TraceExportResponse status;
     if (auto ec = co_await holder->ensure_config(diag)) co_return OperationResult<TraceExportResponse>(ec, status);
-    const error_code ec = co_await api::trace_export(holder->http(), session_id, status, diag, holder->layer_two());
+    const error_code ec = co_await api::trace_export(holder->http(), session_id, status, diag, holder->retry_call());
     if (ec) co_return OperationResult<TraceExportResponse>(ec, status);
     if (status.status == TraceExportStatus::ready) {
       if (status.url && !status.url->empty()) co_return OperationResult<TraceExportResponse>(ec, std::move(status));
@@ -127,7 +127,7 @@ Op<TraceExportResponse> export_session_trace_op(RestHolder holder, std::string s
   }
 }
 
-Op<CheckpointArchiveUrlResponse> archive_url_op(RestHolder holder, CheckpointRef ref, diagnostics& diag) {
+Op<CheckpointArchiveUrlResponse> archive_url_op(HolderPtr holder, CheckpointRef ref, diagnostics& diag) {
   resolve_checkpoint(ref);
   CheckpointArchiveUrlResponse out;
   if (auto ec = co_await holder->ensure_config(diag)) co_return OperationResult<CheckpointArchiveUrlResponse>(ec, out);
@@ -146,7 +146,7 @@ asio::awaitable<error_code> fetch_archive_url(ClientHolder& holder, const Checkp
   ClientHolder* logger = &holder;                // the caller keeps the holder alive
   wait.warn = [logger](const std::string& line) { logger->log(LogLevel::warning, line); };
   co_return co_await api::checkpoint_archive_url(holder.http(), ref.run_id, ref.checkpoint_id, wait, out, diag,
-                                                 holder.layer_two());
+                                                 holder.retry_call());
 }
 
 }  // namespace tinker::client::rest
@@ -155,24 +155,23 @@ namespace tinker::detail {
 
 using namespace client::rest;  // the operations above
 
-void rest_list_all_training_runs(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c) {
+void rest_list_all_training_runs(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c) {
   spawn_rest_call(std::move(h), d, std::move(c), &list_all_training_runs_op, std::move(o));
 }
 
-void rest_list_all_user_checkpoints(RestHolder h, ListAllOptions o, diagnostics* d,
-                                    Handler<std::vector<Checkpoint>> c) {
+void rest_list_all_user_checkpoints(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<Checkpoint>> c) {
   spawn_rest_call(std::move(h), d, std::move(c), &list_all_user_checkpoints_op, std::move(o));
 }
 
-void rest_list_all_sessions(RestHolder h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c) {
+void rest_list_all_sessions(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c) {
   spawn_rest_call(std::move(h), d, std::move(c), &list_all_sessions_op, std::move(o));
 }
 
-void rest_export_session_trace(RestHolder h, std::string session_id, diagnostics* d, Handler<TraceExportResponse> c) {
+void rest_export_session_trace(HolderPtr h, std::string session_id, diagnostics* d, Handler<TraceExportResponse> c) {
   spawn_rest_call(std::move(h), d, std::move(c), &export_session_trace_op, std::move(session_id));
 }
 
-void rest_get_checkpoint_archive_url(RestHolder h, CheckpointRef ref, diagnostics* d,
+void rest_get_checkpoint_archive_url(HolderPtr h, CheckpointRef ref, diagnostics* d,
                                      Handler<CheckpointArchiveUrlResponse> c) {
   spawn_rest_call(std::move(h), d, std::move(c), &archive_url_op, std::move(ref));
 }

@@ -1,11 +1,11 @@
 // The session-less entry points (doc/protocol.md#bootstrap-and-lifecycle): RestClient's calls and
 // ServiceClient::get_server_capabilities. Each bootstraps the holder's configuration (no
-// session) and then makes its call with layers 1 and 2.
+// session) and then makes its call with transport and call retries.
 #include <tinker/rest_client.hpp>
 #include <tinker/service_client.hpp>
 
 #include "api/endpoints.hpp"
-#include "client/rest/support.hpp"
+#include "client/rest/operation.hpp"
 #include "client/session/holder_impl.hpp"
 
 namespace tinker::client::rest {
@@ -19,7 +19,7 @@ asio::awaitable<OperationResult<WeightsInfoResponse>> weights_info_op(std::share
   WeightsInfoResponse out;
   if (auto ec = co_await holder->ensure_config(diag)) co_return OperationResult<WeightsInfoResponse>(ec, out);
   const WeightsInfoRequest request(std::move(tinker_path));
-  const error_code ec = co_await api::weights_info(holder->http(), request, out, diag, holder->layer_two());
+  const error_code ec = co_await api::weights_info(holder->http(), request, out, diag, holder->retry_call());
   co_return OperationResult<WeightsInfoResponse>(ec, std::move(out));
 }
 
@@ -27,7 +27,7 @@ asio::awaitable<OperationResult<GetSamplerResponse>> get_sampler_op(std::shared_
                                                                     std::string sampler_id, diagnostics& diag) {
   GetSamplerResponse out;
   if (auto ec = co_await holder->ensure_config(diag)) co_return OperationResult<GetSamplerResponse>(ec, out);
-  const error_code ec = co_await api::get_sampler(holder->http(), sampler_id, out, diag, holder->layer_two());
+  const error_code ec = co_await api::get_sampler(holder->http(), sampler_id, out, diag, holder->retry_call());
   co_return OperationResult<GetSamplerResponse>(ec, std::move(out));
 }
 
@@ -83,7 +83,7 @@ asio::awaitable<OperationResult<GetServerCapabilitiesResponse>> server_capabilit
   if (auto ec = co_await holder->ensure_config(diag)) {
     co_return OperationResult<GetServerCapabilitiesResponse>(ec, out);
   }
-  const error_code ec = co_await api::get_server_capabilities(holder->http(), out, diag, holder->layer_two());
+  const error_code ec = co_await api::get_server_capabilities(holder->http(), out, diag, holder->retry_call());
   co_return OperationResult<GetServerCapabilitiesResponse>(ec, std::move(out));
 }
 

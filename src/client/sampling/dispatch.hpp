@@ -23,7 +23,7 @@
 
 namespace tinker::client::sampling {
 
-/// The numbers of doc/protocol.md#layer-3-sampling, doc/protocol.md#pools-timeouts-and-throttles,
+/// The numbers of doc/protocol.md#sample-resubmission, doc/protocol.md#pools-timeouts-and-throttles,
 /// doc/sampling.md#sampling. Internal knob: tests shorten the waits and lower the limits with
 /// ClientHolder::set_sample_tuning() before the first sample.
 class SampleTuning {
@@ -40,8 +40,8 @@ class SampleTuning {
   std::chrono::milliseconds backoff_long{5'000};
   std::chrono::milliseconds backoff_recent_window{10'000};
 
-  /// Layer 3 (doc/protocol.md#layer-3-sampling): concurrent sample operations end to end; nullopt = client/config
-  /// sample_max_concurrent_requests (and the client's SamplingRetryConfig::max_connections).
+  /// Sample resubmission (doc/protocol.md#sample-resubmission): concurrent sample operations end to end; nullopt =
+  /// client/config sample_max_concurrent_requests (and the client's SamplingRetryConfig::max_connections).
   std::optional<std::int64_t> max_concurrent_samples;
   /// When set, these replace the SamplingRetryConfig values of every sampler of the holder.
   std::optional<std::chrono::milliseconds> progress_timeout;

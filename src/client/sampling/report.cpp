@@ -1,7 +1,7 @@
 #include "client/sampling/report.hpp"
 
+#include "core/wire/endpoint_paths.hpp"
 #include "http/observer.hpp"
-#include "wire/endpoint_paths.hpp"
 
 namespace tinker::client::sampling {
 namespace {

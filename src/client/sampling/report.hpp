@@ -1,4 +1,4 @@
-// What sampling tells the observer (doc/observability.md): layer-3 retries and the shared
+// What sampling tells the observer (doc/observability.md): sample resubmissions and the shared
 // back-off after a 429 or a 402. Out of the coroutines on purpose: their frames stay small, and
 // the sampling hot path pays one branch (holder.observer().watches_events()) when nobody listens.
 #pragma once

@@ -66,7 +66,7 @@ void SampleRetryHandler::leave() noexcept {
 }
 
 bool SampleRetryHandler::should_retry(boost::system::error_code ec) noexcept {
-  return ec == errc::gone || http::layer2_should_retry(ec);
+  return ec == errc::gone || http::call_should_retry(ec);
 }
 
 milliseconds SampleRetryHandler::retry_delay(int attempt) const {

@@ -1,8 +1,8 @@
-// Retry layer 3 (doc/protocol.md#layer-3-sampling): the sampling RetryHandler, one per sampling session (shared by the
-// copies of its SamplingClient). It bounds the sample operations in flight end to end
-// (client/config sample_max_concurrent_requests), decides which failures start a fresh attempt
-// (a new seq_id) and after what delay, and detects stuck requests: when no sample operation
-// through it has completed successfully for `progress_timeout`, the waiting ones fail.
+// Sample resubmission (doc/protocol.md#sample-resubmission): the sampling RetryHandler, one per sampling session
+// (shared by the copies of its SamplingClient). It bounds the sample operations in flight end to end (client/config
+// sample_max_concurrent_requests), decides which failures start a fresh attempt (a new seq_id) and after what delay,
+// and detects stuck requests: when no sample operation through it has completed successfully for `progress_timeout`,
+// the waiting ones fail.
 //
 // io thread of the holder only.
 #pragma once
@@ -28,7 +28,7 @@ namespace tinker::client::sampling {
 class SampleRetryHandler;
 
 /// One sample operation's place in the handler's concurrency limit; empty = not counted
-/// (layer 3 bypassed). Released when destroyed.
+/// (no resubmission). Released when destroyed.
 class RetrySlot {
  public:
   RetrySlot() = default;
@@ -66,7 +66,7 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
                      std::function<double()> random_unit);
 
   /// Waits for a place among the operations in flight. Entering while none are in flight
-  /// restarts the progress clock (doc/protocol.md#layer-3-sampling).
+  /// restarts the progress clock (doc/protocol.md#sample-resubmission).
   boost::asio::awaitable<RetrySlot> enter();
   /// The slot enter() would give without waiting, or an empty one (then nothing is taken): the
   /// common path without enter()'s coroutine frames.
@@ -75,8 +75,8 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   /// A sample operation completed successfully.
   void note_progress() noexcept { last_progress_ = Clock::now(); }
 
-  /// doc/protocol.md#layer-3-sampling: timeouts, connection failures, 408, 409, 429, 5xx and a lost result (410) start
-  /// a fresh attempt; a failed future, cancellation and everything else do not.
+  /// doc/protocol.md#sample-resubmission: timeouts, connection failures, 408, 409, 429, 5xx and a lost result (410)
+  /// start a fresh attempt; a failed future, cancellation and everything else do not.
   static bool should_retry(boost::system::error_code ec) noexcept;
 
   /// False when the client's SamplingRetryConfig turned fresh attempts off: a failure goes to the caller as it is.

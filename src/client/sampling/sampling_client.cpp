@@ -1,6 +1,6 @@
 // SamplingClient (doc/sampling.md): sample and compute_logprobs, creation, the tokenizer. The behaviour
-// under load (dispatch throttles, 429 pacing with the shared backoff, retry layer 3 and its
-// stuck detection) is in sampling_submit.cpp.
+// under load (dispatch throttles, 429 pacing with the shared backoff, sample resubmission and its
+// stuck detection) is in submit.cpp; the wait for a result in wait.cpp.
 #include "api/endpoints.hpp"
 #include "api/response.hpp"
 #include "client/async/complete.hpp"
@@ -8,6 +8,8 @@
 #include "client/futures/driver.hpp"
 #include "client/sampling/state.hpp"
 #include "client/sampling/submit.hpp"
+#include "client/sampling/wait.hpp"
+#include "client/session/operation_launch.hpp"
 #include "client/session/telemetry_report.hpp"
 
 #include "http/clock.hpp"
@@ -79,7 +81,7 @@ void complete_caller(Handler<Future<T>>& handler, const asio::any_io_executor& i
   });
 }
 
-// Layer 3's place, the submit, then (once the server accepted) the caller's completion with the
+// The resubmission's place, the submit, then (once the server accepted) the caller's completion with the
 // future and the wait for the result, all in one background task that is its own outermost
 // coroutine: no coroutine is spawned per stage, and only this frame and the poll's stay allocated
 // while the result is pending. The caller's cancellation reaches the submit through the task's
@@ -102,12 +104,12 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
       error_code ec;
       try {
         const bool protobuf = !s->holder->options().json_bulk_paths;
-        // doc/protocol.md#layer-3-sampling: the server flag sample_no_retries makes sample() bypass layer 3
-        // (doc/sampling.md#sampling: compute_logprobs never does).
-        op.layer_three = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
+        // doc/protocol.md#sample-resubmission: the server flag sample_no_retries makes sample() bypass sample
+        // resubmission (doc/sampling.md#sampling: compute_logprobs never does).
+        op.resubmit = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
         op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
         op.cost = &core->cost;
-        if (op.layer_three) {
+        if (op.resubmit) {
           op.slot = s->retry->try_enter();  // enter()'s coroutine frames only when it must wait
           if (!op.slot.active()) op.slot = co_await s->retry->enter();
         }
@@ -152,8 +154,8 @@ asio::awaitable<OperationResult<std::string>> sampler_base_model_op(std::shared_
   if (!s->base_model.empty()) co_return Outcome(error_code(), s->base_model);
   if (error_code ec = co_await s->holder->ensure_config(diag)) co_return Outcome(ec, std::string());
   GetSamplerResponse sampler;
-  const api::LayerTwoSettings l2 = s->holder->layer_two();
-  const error_code ec = co_await api::get_sampler(s->holder->http(), s->sampling_session_id, sampler, diag, l2);
+  const api::CallRetrySettings call_retry = s->holder->retry_call();
+  const error_code ec = co_await api::get_sampler(s->holder->http(), s->sampling_session_id, sampler, diag, call_retry);
   co_return Outcome(ec, std::move(sampler.base_model));
 }
 
@@ -277,6 +279,10 @@ const std::string& sampling_session_id(const SamplingState& state) noexcept {
 
 TelemetryInfo sampling_telemetry(const SamplingState& state) {
   return holder_telemetry(*state.holder);
+}
+
+boost::asio::any_io_executor sampling_executor(const SamplingState& state) noexcept {
+  return state.holder->executor();
 }
 
 }  // namespace tinker::detail

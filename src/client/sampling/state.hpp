@@ -30,7 +30,8 @@ class SamplingState {
   const std::string base_model;  ///< empty when the sampler was made from a checkpoint path
   /// seq_id of the next asample (doc/sampling.md#creating-a-sampler: from 0 per sampling session).
   mutable std::atomic<std::int64_t> next_seq_id{0};
-  /// Retry layer 3 of this sampling session (doc/protocol.md#layer-3-sampling); its state lives on the io thread.
+  /// Sample resubmission of this sampling session (doc/protocol.md#sample-resubmission); its state lives on the io
+  /// thread.
   const std::shared_ptr<client::sampling::SampleRetryHandler> retry;
 
   /// Set up by the client's retry settings (doc/sampling.md#retry-settings) within the holder's client/config (known

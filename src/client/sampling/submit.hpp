@@ -1,7 +1,6 @@
 // The sample operation under load (doc/sampling.md#sampling, doc/sampling.md#backpressure-and-retries,
-// doc/protocol.md#layer-3-sampling): one attempt's submission through the dispatch throttles with the 429 pacing of the
-// shared backoff, retry layer 3 around it, and the background wait for the result that starts fresh attempts when the
-// result is lost (410) or a retryable failure escapes the lower layers.
+// doc/protocol.md#sample-resubmission): one attempt's submission through the dispatch throttles with the 429 pacing of
+// the shared backoff, and sample resubmission around it. The wait for the result is in wait.hpp.
 #pragma once
 
 #include "client/futures/driver.hpp"
@@ -29,31 +28,28 @@ class SampleOperation {
 
   SampleRequest request;  ///< seq_id is set per attempt
   std::int64_t estimated_bytes;
-  bool layer_three = true;  ///< false: sample() with the server flag sample_no_retries (one attempt)
-  int attempts = 0;         ///< attempts started so far
+  bool resubmit = true;  ///< false: sample() with the server flag sample_no_retries (one attempt)
+  int attempts = 0;      ///< attempts started so far
   std::chrono::steady_clock::time_point attempt_started{};  ///< for X-Tinker-Create-Promise-Roundtrip-Time
-  RetrySlot slot;        ///< layer 3's concurrency place, held until the operation settles
+  RetrySlot slot;        ///< the resubmission's concurrency place, held until the operation settles
   ResultDecoder decode;  ///< turns the final answer into the future's value
   /// The future's cost, where every attempt records its body encoding.
   api::OperationCost* cost = nullptr;
 };
 
 /// Submits `op` until the server accepts it (doc/sampling.md#sampling): each attempt takes a new
-/// seq_id, passes the dispatch throttles, then POSTs /asample (layer 2, no layer-1 retries), re-sent
+/// seq_id, passes the dispatch throttles, then POSTs /asample (call retries, no transport retries), re-sent
 /// with the same seq_id after each backpressure answer (429, or 402 inside the billing window) once
-/// the shared backoff is over. With layer 3, retryable failures start a fresh
+/// the shared backoff is over. With resubmission, retryable failures start a fresh
 /// attempt after the protocol's delay, and no progress for the progress timeout fails it
-/// (errc::timeout; the stuck detector cancels the attempt through `control`). Without layer 3,
+/// (errc::timeout; the stuck detector cancels the attempt through `control`). Without resubmission,
 /// one attempt. Runs inside the task `control` belongs to.
 boost::asio::awaitable<boost::system::error_code> submit_sample(const SamplingState& s, SampleOperation& op,
                                                                 TaskControl& control, UntypedAPIFuture& ticket,
                                                                 diagnostics& diag);
 
-/// The rest of an accepted operation's task: polls the ticket and settles `core`; with layer 3,
-/// a lost result or a retryable failure starts a fresh attempt (submit + poll); `op.decode`
-/// makes the result. Everything is owned by the caller's frame (this frame stays small: it is
-/// held while the result is pending).
-boost::asio::awaitable<void> sample_until_done(const SamplingState& s, const std::shared_ptr<FutureCore>& core,
-                                               TaskControl& control, SampleOperation& op, UntypedAPIFuture& ticket);
+/// Waits `delay` before a fresh attempt, on the transport's injectable clock (as every retry does);
+/// throws boost::system::system_error when cancelled.
+boost::asio::awaitable<void> sleep_before_retry(const SamplingState& s, std::chrono::milliseconds delay);
 
 }  // namespace tinker::client::sampling

@@ -3,7 +3,7 @@
 // flight.
 #include "api/endpoints.hpp"
 #include "client/session/holder_impl.hpp"
-#include "types/exception_error.hpp"
+#include "core/types/exception_error.hpp"
 
 #include <tinker/types/telemetry.hpp>
 
@@ -96,7 +96,7 @@ asio::awaitable<error_code> fetch_jwt(std::shared_ptr<ClientHolder> holder, diag
   if (holder->shutting_down()) co_return stopped_error(diag);
   if (auto ec = install_credential(*impl.auth_http, std::move(credential), diag)) co_return ec;
   AuthTokenResponse token;
-  if (auto ec = co_await api::auth_token(*impl.auth_http, token, diag, holder->layer_two())) co_return ec;
+  if (auto ec = co_await api::auth_token(*impl.auth_http, token, diag, holder->retry_call())) co_return ec;
   if (token.jwt.empty()) {
     diag.clear();
     diag.message = "auth/token answered an empty jwt";
@@ -138,12 +138,12 @@ asio::awaitable<error_code> bootstrap_config(std::shared_ptr<ClientHolder> holde
   if (auto ec = install_credential(*impl.auth_http, std::move(raw), diag)) co_return ec;
   const ClientConfigRequest config_request;
   ClientConfigResponse config;
-  if (auto ec = co_await api::client_config(*impl.auth_http, config_request, config, diag, holder->layer_two())) {
+  if (auto ec = co_await api::client_config(*impl.auth_http, config_request, config, diag, holder->retry_call())) {
     co_return ec;
   }
   if (holder->shutting_down()) co_return stopped_error(diag);
 
-  impl.config = config;  // fetch_jwt and layer_two read it
+  impl.config = config;  // fetch_jwt and retry_call read it
   if (config.pjwt_auth_enabled) {
     impl.jwt_auth = true;
     const error_code ec = co_await fetch_jwt(holder, diag);
@@ -162,7 +162,7 @@ asio::awaitable<error_code> bootstrap_config(std::shared_ptr<ClientHolder> holde
   if (holder->shutting_down()) co_return stopped_error(diag);
 
   DynamicConfigResponse dynamic;
-  if (auto ec = co_await api::dynamic_config(*impl.http, dynamic, diag, holder->layer_two())) {
+  if (auto ec = co_await api::dynamic_config(*impl.http, dynamic, diag, holder->retry_call())) {
     impl.config.reset();
     co_return ec;
   }

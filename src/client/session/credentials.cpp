@@ -12,7 +12,7 @@
 
 #include <cmath>
 #include <cstdio>
-#include "wire/jwt.hpp"
+#include "core/wire/jwt.hpp"
 
 #include <limits>
 #include <thread>

@@ -97,6 +97,10 @@ asio::any_io_executor ClientHolder::executor() const noexcept {
   return impl_->executor;
 }
 
+asio::any_io_executor holder_executor(const ClientHolder& holder) noexcept {
+  return holder.executor();
+}
+
 http::HttpClient& ClientHolder::http() noexcept {
   return *impl_->http;
 }
@@ -142,8 +146,8 @@ std::int64_t ClientHolder::next_sampling_seq_id() noexcept {
   return impl_->sampling_seq.fetch_add(1);
 }
 
-api::LayerTwoSettings ClientHolder::layer_two() noexcept {
-  api::LayerTwoSettings settings;
+api::CallRetrySettings ClientHolder::retry_call() noexcept {
+  api::CallRetrySettings settings;
   settings.billing = &impl_->billing;
   settings.warn = [this](std::string_view line) { log(LogLevel::warning, line); };
   if (impl_->config) {

@@ -113,9 +113,9 @@ class ClientHolder : public std::enable_shared_from_this<ClientHolder> {
   std::int64_t next_model_seq_id() noexcept;
   std::int64_t next_sampling_seq_id() noexcept;
 
-  /// Layer-2 settings with this holder's billing-pause state (doc/protocol.md#layer-2-submits,
+  /// Call-retry settings with this holder's billing-pause state (doc/protocol.md#call-retries,
   /// doc/protocol.md#billing-pause-402).
-  api::LayerTwoSettings layer_two() noexcept;
+  api::CallRetrySettings retry_call() noexcept;
   api::BillingPause& billing() noexcept;
 
   /// The byte budgets of doc/protocol.md#pools-timeouts-and-throttles, shared by every client of this holder and sized

@@ -131,7 +131,7 @@ namespace tinker::client::session {
 /// client/config, auth/token (JWT mode), dynamic_config: the body of ensure_config's leader.
 boost::asio::awaitable<boost::system::error_code> bootstrap_config(std::shared_ptr<ClientHolder> holder,
                                                                    diagnostics& diag);
-/// Fetches a JWT with the token credential and installs it (auth/token with layer 2).
+/// Fetches a JWT with the token credential and installs it (auth/token with call retries).
 boost::asio::awaitable<boost::system::error_code> fetch_jwt(std::shared_ptr<ClientHolder> holder, diagnostics& diag);
 /// Single-flight refresh shared by the refresh loop and the on-demand check.
 boost::asio::awaitable<boost::system::error_code> refresh_jwt(std::shared_ptr<ClientHolder> holder);

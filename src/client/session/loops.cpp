@@ -163,7 +163,7 @@ asio::awaitable<void> dynamic_config_loop(std::weak_ptr<ClientHolder> weak, std:
     ClientHolder::Impl& impl = holder->impl();
     DynamicConfigResponse fetched;
     diagnostics diag;
-    auto operation = api::dynamic_config(*impl.http, fetched, diag, holder->layer_two(), /*layer_two=*/false);
+    auto operation = api::dynamic_config(*impl.http, fetched, diag, holder->retry_call(), /*retry_call=*/false);
     const std::optional<error_code> outcome = co_await run_unless_stopped(lifetime, std::move(operation));
     if (!outcome) co_return;
     if (*outcome) {

@@ -7,7 +7,7 @@
 #include "client/futures/driver.hpp"
 #include "client/sampling/state.hpp"
 #include "client/session/holder_impl.hpp"
-#include "client/session/telemetry_report.hpp"
+#include "client/session/operation_launch.hpp"
 #include "client/training/state.hpp"
 
 #include <tinker/service_client.hpp>
@@ -100,8 +100,8 @@ asio::awaitable<TrainingOutcome> create_via_load(HolderPtr holder, std::string p
   request.weights_access_token = options.weights_access_token;
   const auto started = std::chrono::steady_clock::now();
   UntypedAPIFuture ticket;
-  const api::LayerTwoSettings l2 = holder->layer_two();
-  if (error_code ec = co_await api::load_weights(holder->http(), request, ticket, diag, l2)) {
+  const api::CallRetrySettings call_retry = holder->retry_call();
+  if (error_code ec = co_await api::load_weights(holder->http(), request, ticket, diag, call_retry)) {
     co_return TrainingOutcome(ec, TrainingClient());
   }
   const std::string model_id = holder->session_id() + ":train:" + std::to_string(model_seq_id);
@@ -135,10 +135,10 @@ asio::awaitable<error_code> checkpoint_weights_info(HolderPtr holder, std::strin
                                                     std::optional<std::string> token, WeightsInfoResponse& info,
                                                     diagnostics& diag) {
   const WeightsInfoRequest request(std::move(path));
-  if (!token) co_return co_await api::weights_info(holder->http(), request, info, diag, holder->layer_two());
+  if (!token) co_return co_await api::weights_info(holder->http(), request, info, diag, holder->retry_call());
   std::shared_ptr<ClientHolder> asker = token_holder(*holder, *token);
   error_code ec = co_await asker->ensure_config(diag);
-  if (!ec) ec = co_await api::weights_info(asker->http(), request, info, diag, asker->layer_two());
+  if (!ec) ec = co_await api::weights_info(asker->http(), request, info, diag, asker->retry_call());
   asker->shutdown();
   co_return ec;
 }

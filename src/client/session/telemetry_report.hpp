@@ -1,21 +1,14 @@
 // The telemetry events the SDK sends of its own accord (doc/protocol.md#telemetry): SESSION_END, and for a public call
 // that fails, Python's UNHANDLED_EXCEPTION or its GENERIC_EVENT "user_error", with the same fields and severities.
-// Also `reported_operation`, the wrapper that sends them for every operation started through it.
 #pragma once
 
-#include "client/async/complete.hpp"
 #include "client/session/holder.hpp"
 
 #include <tinker/types/telemetry.hpp>
 
-#include <boost/asio/awaitable.hpp>
-
 #include <chrono>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <tuple>
-#include <utility>
 
 namespace tinker::client::session {
 
@@ -43,34 +36,5 @@ void report_failure(detail::ClientHolder& holder, boost::system::error_code ec, 
 
 /// Queues SESSION_END (INFO, with the session's duration) when the holder has a session. io thread.
 void report_session_end(detail::ClientHolder& holder);
-
-/// Runs `function(args..., diag)` and reports its failure (report_failure with `session_end`): a public call's body
-/// wrapped as Python's `capture_exceptions(fatal=True)` wraps it. An exception escaping `function` is turned into its
-/// error code first. A named coroutine taking everything by value (GCC 12 rule 2).
-template <class T, class Function, class... Args>
-boost::asio::awaitable<async::OperationResult<T>> reported_operation(std::shared_ptr<detail::ClientHolder> holder,
-                                                                     bool session_end, Function* function,
-                                                                     std::tuple<Args...> args, diagnostics& diag) {
-  async::OperationResult<T> result{};
-  try {
-    auto operation = std::apply([&](Args&... arg) { return function(std::move(arg)..., diag); }, args);
-    result = co_await std::move(operation);
-  } catch (...) {
-    result = async::OperationResult<T>(detail::current_exception_error(diag), T{});
-  }
-  if (std::get<0>(result)) report_failure(*holder, std::get<0>(result), diag, session_end);
-  co_return result;
-}
-
-/// spawn_and_complete (client/async/complete.hpp) of `function(args..., diag)` wrapped in reported_operation.
-template <class T, class Function, class... Args>
-void spawn_reported(std::shared_ptr<detail::ClientHolder> holder, bool session_end, diagnostics* diag_out,
-                    detail::Handler<T> handler, Function* function, Args&&... args) {
-  using ArgsTuple = std::tuple<std::decay_t<Args>...>;
-  auto executor = holder->executor();
-  async::spawn_and_complete<T>(executor, diag_out, std::move(handler),
-                               &reported_operation<T, Function, std::decay_t<Args>...>, std::move(holder), session_end,
-                               function, ArgsTuple(std::forward<Args>(args)...));
-}
 
 }  // namespace tinker::client::session

@@ -9,13 +9,13 @@
 #include "api/endpoints.hpp"
 #include "api/response.hpp"
 #include "client/async/join.hpp"
-#include "client/session/telemetry_report.hpp"
+#include "client/session/operation_launch.hpp"
 #include "client/training/chunking.hpp"
 #include "client/training/combine.hpp"
 #include "client/training/state.hpp"
 #include "client/training/submit_cost.hpp"
-#include "types/exception_error.hpp"
-#include "types/tensor_checks.hpp"
+#include "core/types/exception_error.hpp"
+#include "core/types/tensor_checks.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -26,6 +26,7 @@ namespace {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
+using FbFuture = Future<ForwardBackwardOutput>;
 using FbOutcome = async::OperationResult<FbFuture>;
 
 // One chunk's submit and what came of it.
@@ -42,7 +43,7 @@ asio::awaitable<void> submit_chunk(TrainingState& t, ChunkSubmit& chunk) {
   api::BulkWire wire;
   wire.json = !protobuf_bulk(t);
   wire.zstd = t.holder->config().proto_compress_fwdbwd;
-  const api::LayerTwoSettings l2 = t.layer_two();
+  const api::CallRetrySettings call_retry = t.retry_call();
   try {
     // doc/protocol.md#pools-timeouts-and-throttles: the chunk's estimated bytes are held in the dispatch budget while
     // it is posted.
@@ -51,7 +52,8 @@ asio::awaitable<void> submit_chunk(TrainingState& t, ChunkSubmit& chunk) {
     async::ByteBudget& budget = t.holder->fwdbwd_budget();
     co_await budget.acquire(bytes);
     const async::BudgetReservation held(budget, bytes);
-    chunk.error = co_await api::forward_backward(t.holder->http(), chunk.request, wire, chunk.ticket, chunk.diag, l2);
+    chunk.error =
+        co_await api::forward_backward(t.holder->http(), chunk.request, wire, chunk.ticket, chunk.diag, call_retry);
   } catch (const boost::system::system_error&) {
     // A tinker::error: encoding failed, nothing was sent; any other: cancelled waiting for the budget.
     detail::ExceptionMapping cancelled;

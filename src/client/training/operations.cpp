@@ -5,10 +5,10 @@
 #include "api/endpoints.hpp"
 #include "client/async/off_io_thread.hpp"
 #include "client/sampling/state.hpp"
-#include "client/session/telemetry_report.hpp"
+#include "client/session/operation_launch.hpp"
 #include "client/training/state.hpp"
 #include "client/training/submit_cost.hpp"
-#include "types/exception_error.hpp"
+#include "core/types/exception_error.hpp"
 
 #include <tinker/tokenizer.hpp>
 #include <tinker/tokenizer_hub.hpp>
@@ -67,8 +67,8 @@ class OptimStepOp {
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
     const OptimStepRequest request(t.model_id, seq_id, params_);
-    const api::LayerTwoSettings l2 = t.layer_two();
-    co_return co_await api::optim_step(t.holder->http(), request, ticket, diag, l2);
+    const api::CallRetrySettings call_retry = t.retry_call();
+    co_return co_await api::optim_step(t.holder->http(), request, ticket, diag, call_retry);
   }
 
  private:
@@ -84,8 +84,8 @@ class SaveStateOp {
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
     const SaveWeightsRequest request(t.model_id, seq_id, name_, options_.ttl_seconds, options_.overwrite);
-    const api::LayerTwoSettings l2 = t.layer_two();
-    co_return co_await api::save_weights(t.holder->http(), request, ticket, diag, l2);
+    const api::CallRetrySettings call_retry = t.retry_call();
+    co_return co_await api::save_weights(t.holder->http(), request, ticket, diag, call_retry);
   }
 
  private:
@@ -104,8 +104,8 @@ class LoadStateOp {
                                      diagnostics& diag) {
     LoadWeightsRequest request(t.model_id, seq_id, path_, with_optimizer_);
     request.weights_access_token = access_token_;
-    const api::LayerTwoSettings l2 = t.layer_two();
-    co_return co_await api::load_weights(t.holder->http(), request, ticket, diag, l2);
+    const api::CallRetrySettings call_retry = t.retry_call();
+    co_return co_await api::load_weights(t.holder->http(), request, ticket, diag, call_retry);
   }
 
  private:
@@ -125,12 +125,12 @@ class SaveForSamplerOp {
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
     SaveWeightsForSamplerRequest request(t.model_id, seq_id, name_, ttl_seconds_);
-    // Choice: the sampling counter value is taken once per operation, so a layer-2 re-send
+    // Choice: the sampling counter value is taken once per operation, so a call re-send
     // carries the same sampling_session_seq_id as well as the same seq_id (the Python SDK takes
     // a new one per re-send; doc/training.md#operations says servers dedupe on model_id + seq_id either way).
     if (!name_) request.sampling_session_seq_id = t.holder->next_sampling_seq_id();
-    const api::LayerTwoSettings l2 = t.layer_two();
-    co_return co_await api::save_weights_for_sampler(t.holder->http(), request, ticket, diag, l2);
+    const api::CallRetrySettings call_retry = t.retry_call();
+    co_return co_await api::save_weights_for_sampler(t.holder->http(), request, ticket, diag, call_retry);
   }
 
  private:
@@ -155,17 +155,17 @@ asio::awaitable<OperationResult<SamplingClient>> save_and_get_sampler_op(Trainin
   co_return Outcome(error_code(), sampling::make_sampling_client(t->holder, *saved.sampling_session_id, t->base_model));
 }
 
-asio::awaitable<OperationResult<GetInfoResponse>> get_info_op(TrainingPtr t, bool layer_two, diagnostics& diag) {
+asio::awaitable<OperationResult<GetInfoResponse>> get_info_op(TrainingPtr t, bool retry_call, diagnostics& diag) {
   const GetInfoRequest request(t->model_id);
-  const api::LayerTwoSettings l2 = t->holder->layer_two();
+  const api::CallRetrySettings call_retry = t->holder->retry_call();
   GetInfoResponse info;
-  const error_code ec = co_await api::get_info(t->holder->http(), request, info, diag, l2, layer_two);
+  const error_code ec = co_await api::get_info(t->holder->http(), request, info, diag, call_retry, retry_call);
   co_return OperationResult<GetInfoResponse>(ec, std::move(info));
 }
 
 asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> get_tokenizer_op(TrainingPtr t, diagnostics& diag) {
   using Outcome = OperationResult<std::shared_ptr<const Tokenizer>>;
-  auto [ec, info] = co_await get_info_op(t, /*layer_two=*/false, diag);
+  auto [ec, info] = co_await get_info_op(t, /*retry_call=*/false, diag);
   if (ec) co_return Outcome(ec, nullptr);
   const std::optional<std::string>& name = info.model_data.model_name ? info.model_data.model_name : info.model_name;
   if (!name) {
@@ -257,6 +257,10 @@ void training_get_tokenizer(TrainingPtr t, diagnostics* d, Handler<std::shared_p
 
 const std::string& training_model_id(const TrainingState& t) noexcept {
   return t.model_id;
+}
+
+boost::asio::any_io_executor training_executor(const TrainingState& state) noexcept {
+  return state.holder->executor();
 }
 
 }  // namespace tinker::detail

@@ -37,11 +37,11 @@ class TrainingState {
 
   /// The operation being submitted records its body encodings here (client/training/submit_cost.hpp); io thread.
   api::OperationCost* submit_cost = nullptr;
-  /// The holder's layer-2 settings, recording into submit_cost.
-  api::LayerTwoSettings layer_two() const {
-    api::LayerTwoSettings l2 = holder->layer_two();
-    l2.cost = submit_cost;
-    return l2;
+  /// The holder's call-retry settings, recording into submit_cost.
+  api::CallRetrySettings retry_call() const {
+    api::CallRetrySettings call_retry = holder->retry_call();
+    call_retry.cost = submit_cost;
+    return call_retry;
   }
 };
 

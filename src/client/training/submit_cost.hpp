@@ -9,7 +9,7 @@
 
 namespace tinker::client::training {
 
-/// While it lives, the body encodings of `t`'s requests are recorded into `cost` (TrainingState::layer_two()). One
+/// While it lives, the body encodings of `t`'s requests are recorded into `cost` (TrainingState::retry_call()). One
 /// operation submits at a time per TrainingClient (its turn, doc/training.md#ordering-and-pipelining), so the state
 /// names the operation being submitted; a scope that ends after the next operation took over leaves that one's be.
 class SubmitCostScope {

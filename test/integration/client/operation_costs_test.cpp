@@ -60,11 +60,6 @@ asio::awaitable<Submitted<SampleResponse>> sample(SamplingClient sampler, ModelI
   co_return submitted;
 }
 
-asio::awaitable<SamplingClient> base_sampler(ServiceClient& service) {
-  co_return co_await service.async_create_sampling_client(SamplingSource::from_base_model(std::string(tiny_model)),
-                                                          use_awaitable);
-}
-
 // The figures every measured future shows once accepted.
 template <class T>
 void expect_measured(const Submitted<T>& submitted) {

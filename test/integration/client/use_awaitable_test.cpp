@@ -82,12 +82,45 @@ asio::awaitable<std::size_t> model_count(const ServiceClient* service) {
   co_return capabilities.supported_models.size();
 }
 
+asio::awaitable<asio::any_io_executor> training_executor(const ServiceClient* service) {
+  LoraTrainingOptions options{std::string(tiny_model)};
+  const TrainingClient training = co_await service->async_create_lora_training_client(std::move(options));
+  co_return training.get_executor();
+}
+
+asio::awaitable<asio::any_io_executor> sampling_executor(const ServiceClient* service) {
+  SamplingSource source = SamplingSource::from_base_model(std::string(tiny_model));
+  const SamplingClient sampler = co_await service->async_create_sampling_client(std::move(source));
+  co_return sampler.get_executor();
+}
+
 asio::awaitable<TrainingRun> missing(RestClient rest) {
   co_return co_await rest.async_get_training_run(missing_run, AccessScope::owned, tinker::use_awaitable);
 }
 
 asio::awaitable<TrainingRun> missing_with_diag(RestClient rest, diagnostics* diag) {
   co_return co_await rest.async_get_training_run(missing_run, AccessScope::owned, *diag, tinker::use_awaitable);
+}
+
+// No token at all: the default token is tinker::use_awaitable.
+asio::awaitable<TrainingRun> missing_default_token(RestClient rest) {
+  co_return co_await rest.async_get_training_run(missing_run, AccessScope::owned);
+}
+
+TEST_F(UseAwaitableTest, APlainCoAwaitWithTheDefaultTokenThrowsTinkerErrorWithTheServersDiagnostics) {
+  auto future = asio::co_spawn(io, missing_default_token(rest()), asio::use_future);
+  const Thrown thrown = thrown_by(io, future);
+  EXPECT_TRUE(thrown.is_tinker_error);
+  EXPECT_EQ(thrown.code, errc::not_found);
+  expect_not_found_diagnostics(thrown.diag);
+}
+
+TEST_F(UseAwaitableTest, EveryClientReportsTheExecutorItsServiceClientWasGiven) {
+  const asio::any_io_executor expected = io.get_executor();
+  EXPECT_EQ(service->get_executor(), expected);
+  EXPECT_EQ(rest().get_executor(), expected);
+  EXPECT_EQ(run(training_executor(service.get())), expected);
+  EXPECT_EQ(run(sampling_executor(service.get())), expected);
 }
 
 TEST_F(UseAwaitableTest, ACoAwaitedCallReturnsItsValue) {

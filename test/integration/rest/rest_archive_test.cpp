@@ -82,7 +82,7 @@ class RestArchiveBuilding : public RestService {
     return options;
   }
 
-  // Layer 1 off, so every 503 reaches the "still building" loop; the warnings are collected.
+  // Transport retries off, so every 503 reaches the "still building" loop; the warnings are collected.
   std::unique_ptr<ServiceClient> make_waiting_service(int attempts, std::chrono::seconds call_budget) {
     ClientOptions client = client_options();
     client.retry.max_retries = 0;
@@ -124,7 +124,7 @@ TEST_F(RestArchiveBuilding, A503MeansStillBuildingAndIsWaitedFor) {
 }
 
 TEST_F(RestArchiveBuilding, AfterTheLastAttemptThe503IsTheAnswer) {
-  // Two attempts of the inner loop and no layer-2 budget: the third 503 is never asked for.
+  // Two attempts of the inner loop and no call-retry budget: the third 503 is never asked for.
   auto service = make_waiting_service(2, seconds(0));
   const RunWithCheckpoints made = run(make_run(*service, {"big"}));
   RestClient rest = service->create_rest_client();

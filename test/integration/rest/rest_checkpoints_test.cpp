@@ -51,7 +51,7 @@ TEST_F(RestCheckpoints, RunsAndTheirCheckpointsAreListedAndFoundByIdAndByPath) {
   ASSERT_TRUE(training_run.last_checkpoint.has_value());
   EXPECT_EQ(training_run.last_checkpoint->checkpoint_id, "weights/second");
   auto by_path =
-      rest.async_get_training_run_by_tinker_path(run.sampler_path, AccessScope::accessible, asio::use_future);
+      rest.async_get_training_run_from_tinker_path(run.sampler_path, AccessScope::accessible, asio::use_future);
   EXPECT_EQ(run_until_ready(io, by_path), training_run);
 
   auto runs = rest.async_list_training_runs(ListTrainingRunsOptions(), asio::use_future);
@@ -61,7 +61,7 @@ TEST_F(RestCheckpoints, RunsAndTheirCheckpointsAreListedAndFoundByIdAndByPath) {
   EXPECT_EQ(page.cursor.total_count, 1);
   EXPECT_EQ(page.cursor.limit, 20);
 
-  auto info = rest.async_get_weights_info_by_tinker_path(run.training_paths[1], asio::use_future);
+  auto info = rest.async_get_weights_info_from_tinker_path(run.training_paths[1], asio::use_future);
   const WeightsInfoResponse weights = run_until_ready(io, info);
   EXPECT_EQ(weights.base_model, tiny_model);
   EXPECT_EQ(weights.lora_rank, 4);

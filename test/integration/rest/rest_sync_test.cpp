@@ -27,8 +27,14 @@ TEST_F(SyncRest, CheckpointsAreManagedWithBlockingCalls) {
   sync::RestClient rest = service.create_rest_client();
 
   EXPECT_EQ(rest.get_training_run(run_id).training_run_id, run_id);
+  EXPECT_EQ(rest.get_training_run_from_tinker_path(path).training_run_id, run_id);
+  EXPECT_EQ(rest.get_weights_info_from_tinker_path(path).lora_rank, 4);
+  // The deprecated `_by_tinker_path` spellings still answer, for one release.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   EXPECT_EQ(rest.get_training_run_by_tinker_path(path).training_run_id, run_id);
   EXPECT_EQ(rest.get_weights_info_by_tinker_path(path).lora_rank, 4);
+#pragma GCC diagnostic pop
   ASSERT_EQ(rest.list_checkpoints(run_id).checkpoints.size(), 1u);
   EXPECT_EQ(rest.list_user_checkpoints().checkpoints.at(0).tinker_path, path);
   EXPECT_EQ(rest.list_all_user_checkpoints().size(), 1u);

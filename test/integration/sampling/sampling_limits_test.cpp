@@ -1,5 +1,5 @@
-// SamplingClient's dispatch limits seen on the wire (count, and bytes with overdraft), retry
-// layer 3 (a lost result is sampled again under a new seq_id; no progress for the progress
+// SamplingClient's dispatch limits seen on the wire (count, and bytes with overdraft), sample
+// resubmission (a lost result is sampled again under a new seq_id; no progress for the progress
 // timeout fails the waiting sample; the server flags sample_no_retries and
 // sample_enable_stuck_detection turn each off), and compute_logprobs against a forward pass.
 #include "integration/sampling/sampling_support.hpp"
@@ -131,8 +131,8 @@ TEST_F(SamplingLimitsTest, ALostResultIsSampledAgainUnderANewSeqId) {
   EXPECT_EQ(asample_seq_ids(), (std::vector<std::int64_t>{0, 1}));
 }
 
-// The server flag sample_no_retries (doc/protocol.md#layer-3-sampling): sample() sends once,
-// without retry layer 3, so the same lost result fails the sample instead of being sampled again.
+// The server flag sample_no_retries (doc/protocol.md#sample-resubmission): sample() sends once,
+// without sample resubmission, so the same lost result fails the sample instead of being sampled again.
 TEST_F(SamplingLimitsTest, WithTheServerFlagSampleNoRetriesALostResultFailsTheSample) {
   local::ServerOptions options = fast_server_options();
   options.client_config.sample_no_retries = true;
@@ -142,7 +142,7 @@ TEST_F(SamplingLimitsTest, WithTheServerFlagSampleNoRetriesALostResultFailsTheSa
   EXPECT_EQ(asample_seq_ids(), (std::vector<std::int64_t>{0}));
 }
 
-// The server flag sample_enable_stuck_detection false (doc/protocol.md#layer-3-sampling): no
+// The server flag sample_enable_stuck_detection false (doc/protocol.md#sample-resubmission): no
 // progress timeout, so a sample whose queue stays paused for longer than that timeout finishes once
 // it resumes.
 TEST_F(SamplingLimitsTest, WithStuckDetectionOffASampleOutlastsTheProgressTimeout) {

@@ -35,15 +35,6 @@ constexpr std::string_view hf_token = "hf_ObservabilityTestToken0123456789abcdef
 // Shaped like a JWT (header {"alg":"HS256"}, payload {"sub":"x"}).
 constexpr std::string_view fake_jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2lnbmF0dXJlMDEyMw";
 
-local::FaultRule once(const char* endpoint, local::FaultKind kind, int status = 500) {
-  local::FaultRule rule(endpoint, kind);
-  rule.status = status;
-  rule.on_calls = {1};
-  rule.retry_after = local::RetryAfterForm::milliseconds;  // layer 1 takes the hint: 1 ms
-  rule.retry_after_value = milliseconds(1);
-  return rule;
-}
-
 local::FaultRule paused_queue(const char* endpoint) {
   local::FaultRule rule(endpoint, local::FaultKind::pause_queue);
   rule.delay = milliseconds(300);
@@ -53,8 +44,9 @@ local::FaultRule paused_queue(const char* endpoint) {
 
 // One fault of each kind the retry layers handle differently.
 std::vector<local::FaultRule> mixed_faults() {
-  return {once("forward_backward", local::FaultKind::status, 503), paused_queue("optim_step"),
-          once("asample", local::FaultKind::status, 429), once("retrieve_future", local::FaultKind::status, 500)};
+  return {fault_once("forward_backward", local::FaultKind::status, 503), paused_queue("optim_step"),
+          fault_once("asample", local::FaultKind::status, 429),
+          fault_once("retrieve_future", local::FaultKind::status, 500)};
 }
 
 asio::awaitable<void> training_and_sampling(ServiceClient& service) {
@@ -232,7 +224,7 @@ TEST_F(ObservabilityTest, InfoLogsEachRetryWithItsReasonAndEachBackoffAndPause) 
 
 TEST_F(ObservabilityTest, AConnectionResetIsRetriedWithItsReason) {
   auto service = observed_client(LogLevel::info, false);
-  server->set_faults({once("forward_backward", local::FaultKind::reset_before)});
+  server->set_faults({fault_once("forward_backward", local::FaultKind::reset_before)});
   run(training_and_sampling(*service));
   // attempt 1 again when the reset connection came from the pool (it was closed while idle), else 2.
   EXPECT_TRUE(has_line_matching(R"(^retry transport /api/v1/forward_backward attempt=[12] in_ms=\d+ reason=".+"$)"))
@@ -271,7 +263,7 @@ TEST_F(ObservabilityTest, NoJwtOfTheSessionInAnyLine) {
   options.client_config.pjwt_auth_enabled = true;
   start_server(options);
   auto service = observed_client(LogLevel::debug, true);
-  server->set_faults({once("forward_backward", local::FaultKind::status, 503)});
+  server->set_faults({fault_once("forward_backward", local::FaultKind::status, 503)});
   run(training_and_sampling(*service));
   ASSERT_FALSE(lines_starting("http POST /api/v1/auth/token").empty());
   const std::string text = all_text();
@@ -287,7 +279,7 @@ TEST_F(ObservabilityTest, TheHookHearsEveryKindOfEventWithItsFieldsOnTheIoThread
   service->holder()->set_timing(timing);
   std::vector<local::FaultRule> faults = mixed_faults();
   local::FaultRule heartbeat("session_heartbeat", local::FaultKind::status);
-  heartbeat.status = 400;  // not retried by layer 1: each heartbeat fails at once
+  heartbeat.status = 400;  // not retried by the transport retries: each heartbeat fails at once
   heartbeat.probability = 1.0;
   faults.push_back(heartbeat);
   server->set_faults(faults);

@@ -2,8 +2,8 @@
 // SamplingClient::get_base_model, RestClient::whoami, telemetry() on every client, the weights access token on the
 // create-from-state path, TINKER_PROJECT_ID, and a sampler's own retry settings.
 #include "client/session/holder.hpp"
+#include "core/wire/base64url.hpp"
 #include "integration/support/local_service.hpp"
-#include "wire/base64url.hpp"
 
 #include <tinker/rest_client.hpp>
 #include <tinker/service_client.hpp>
@@ -24,13 +24,6 @@ namespace {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
-
-const auto no_throw = asio::as_tuple(use_awaitable);
-
-asio::awaitable<SamplingClient> base_sampler(ServiceClient& service, SamplingRetryConfig retry = {}) {
-  const SamplingSource source = SamplingSource::from_base_model(std::string(tiny_model));
-  co_return co_await service.async_create_sampling_client(source, std::move(retry), use_awaitable);
-}
 
 // A sampler on sampler weights saved by a new LoRA model: its base model is known only to the server.
 asio::awaitable<SamplingClient> checkpoint_sampler(ServiceClient& service) {
@@ -342,8 +335,8 @@ TEST_F(SyncParity, InvalidRetrySettingsFailTheCreationNamingTheField) {
   EXPECT_TRUE(blocking.create_sampling_client(source, retry).valid()) << "valid settings are accepted";
 }
 
-// The first poll of a sample answers 410 (the result is lost): layer 3 starts a fresh attempt, unless the sampler's
-// settings turned retries off.
+// The first poll of a sample answers 410 (the result is lost): resubmission starts a fresh attempt, unless the
+// sampler's settings turned retries off.
 TEST_F(LocalService, RetriesOffHandALostResultToTheCaller) {
   auto service = make_service_client();
   local::FaultRule lost("retrieve_future", local::FaultKind::status);

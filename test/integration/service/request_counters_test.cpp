@@ -1,6 +1,6 @@
 // ServiceClient::counters() (doc/bench.md#request-counters): every request the client sent, as the server's arrival
 // log counts them, and the retries, 429s, 5xx answers and transport errors of injected faults, one per layer that
-// retries them (doc/protocol.md#retry-layers).
+// retries them (doc/protocol.md#retries).
 #include "integration/support/local_service.hpp"
 #include "integration/support/training_data.hpp"
 
@@ -51,16 +51,6 @@ RequestCounters minus(const RequestCounters& after, const RequestCounters& befor
   return delta;
 }
 
-local::FaultRule once(const char* endpoint, local::FaultKind kind, int status = 500) {
-  local::FaultRule rule(endpoint, kind);
-  rule.status = status;
-  rule.on_calls = {1};
-  // Layer 1 takes the server's hint: 1 ms instead of its half-second back-off.
-  rule.retry_after = local::RetryAfterForm::milliseconds;
-  rule.retry_after_value = std::chrono::milliseconds(1);
-  return rule;
-}
-
 class RequestCountersTest : public LocalService {
  protected:
   // The faults' counters around one training step on a fresh model.
@@ -94,28 +84,28 @@ TEST_F(RequestCountersTest, EveryRequestTheServerReceivedIsCountedAndNothingElse
   EXPECT_EQ(counters.transport_errors, 0u);
 }
 
-TEST_F(RequestCountersTest, ALayerOneRetryAfterA5xx) {
-  const RequestCounters delta = step_with({once("optim_step", local::FaultKind::status, 500)});
+TEST_F(RequestCountersTest, ATransportRetryAfterA5xx) {
+  const RequestCounters delta = step_with({fault_once("optim_step", local::FaultKind::status, 500)});
   EXPECT_EQ(delta.server_errors, 1u);
   EXPECT_EQ(delta.retries, 1u);
   EXPECT_EQ(delta.transport_errors, 0u);
 }
 
 TEST_F(RequestCountersTest, AConnectionResetIsATransportErrorAndARetry) {
-  const RequestCounters delta = step_with({once("forward_backward", local::FaultKind::reset_before)});
+  const RequestCounters delta = step_with({fault_once("forward_backward", local::FaultKind::reset_before)});
   EXPECT_EQ(delta.transport_errors, 1u);
   EXPECT_EQ(delta.retries, 1u);
   EXPECT_EQ(delta.server_errors, 0u);
 }
 
 TEST_F(RequestCountersTest, APollAfterAFailedPollIsARetry) {
-  const RequestCounters delta = step_with({once("retrieve_future", local::FaultKind::status, 503)});
+  const RequestCounters delta = step_with({fault_once("retrieve_future", local::FaultKind::status, 503)});
   EXPECT_EQ(delta.server_errors, 1u);
   EXPECT_EQ(delta.retries, 1u);
 }
 
 TEST_F(RequestCountersTest, APollAskedAgainAfterAnUnreadableAnswerIsARetry) {
-  const RequestCounters delta = step_with({once("retrieve_future", local::FaultKind::malformed_json)});
+  const RequestCounters delta = step_with({fault_once("retrieve_future", local::FaultKind::malformed_json)});
   EXPECT_EQ(delta.retries, 1u);
   EXPECT_EQ(delta.server_errors, 0u);
   EXPECT_EQ(delta.transport_errors, 0u);
@@ -124,7 +114,7 @@ TEST_F(RequestCountersTest, APollAskedAgainAfterAnUnreadableAnswerIsARetry) {
 TEST_F(RequestCountersTest, ASampleResentAfterBackpressureCountsThe429AndTheRetry) {
   run(one_sample(*service));  // bootstrap first, so only the sample's own requests follow
   const RequestCounters before = service->counters();
-  server->set_faults({once("asample", local::FaultKind::status, 429)});
+  server->set_faults({fault_once("asample", local::FaultKind::status, 429)});
   run(one_sample(*service));
   const RequestCounters delta = minus(service->counters(), before);
   EXPECT_EQ(delta.rate_limited, 1u);

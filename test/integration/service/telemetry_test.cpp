@@ -25,14 +25,6 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 using boost::system::error_code;
 
-const auto no_throw = asio::as_tuple(use_awaitable);
-
-// Named locals, no temporaries inside co_await (GCC 12, doc/architecture.md).
-asio::awaitable<SamplingClient> base_sampler(ServiceClient& service) {
-  const SamplingSource source = SamplingSource::from_base_model(std::string(tiny_model));
-  co_return co_await service.async_create_sampling_client(source, use_awaitable);
-}
-
 asio::awaitable<error_code> failing_sample(SamplingClient sampler) {
   const SamplingParams params(2);
   const std::vector<TokenId> tokens{1, 2, 3};

@@ -72,4 +72,19 @@ std::unique_ptr<ServiceClient> LocalService::make_service_client(ServiceClientOp
   return std::make_unique<ServiceClient>(io.get_executor(), std::move(options));
 }
 
+local::FaultRule fault_once(const char* endpoint, local::FaultKind kind, int status) {
+  local::FaultRule rule(endpoint, kind);
+  rule.status = status;
+  rule.on_calls = {1};
+  rule.retry_after = local::RetryAfterForm::milliseconds;
+  rule.retry_after_value = std::chrono::milliseconds(1);
+  return rule;
+}
+
+// Named locals, no temporaries inside co_await (GCC 12, doc/architecture.md).
+boost::asio::awaitable<SamplingClient> base_sampler(ServiceClient& service, SamplingRetryConfig retry) {
+  const SamplingSource source = SamplingSource::from_base_model(std::string(tiny_model));
+  co_return co_await service.async_create_sampling_client(source, std::move(retry), use_awaitable);
+}
+
 }  // namespace tinker::test

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
@@ -33,6 +35,16 @@ const std::filesystem::path& shared_hf_hub_cache();
 
 /// Ephemeral port, the shared hub cache, a 200 ms long-poll hold, quiet logging.
 local::ServerOptions fast_server_options();
+
+/// The token of a co_await that must not throw: the error code comes back with the value.
+inline constexpr auto no_throw = boost::asio::as_tuple(tinker::use_awaitable);
+
+/// A fault injected on the first call of `endpoint` only, answered with a Retry-After of 1 ms so
+/// the client's transport retry takes that hint instead of its half-second back-off.
+local::FaultRule fault_once(const char* endpoint, local::FaultKind kind, int status = 500);
+
+/// A sampling client on the tiny base model.
+boost::asio::awaitable<SamplingClient> base_sampler(ServiceClient& service, SamplingRetryConfig retry = {});
 
 /// Runs `io` until `future` is ready or `timeout` passes (then throws std::runtime_error, so a
 /// hung test fails instead of blocking the run).

@@ -4,6 +4,7 @@
 // without HF_TOKEN, pinned revisions, and TrainingClient::get_tokenizer downloading: a
 // tokenizer.json for the byte-level BPE models, a SentencePiece model for tinker-local/tiny-lm-sp.
 #include "integration/support/local_service.hpp"
+#include "support/temp_files.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/service_client.hpp>
@@ -36,30 +37,6 @@ constexpr std::string_view sp_repo_id = "tinker-local/tiny-sp-1k";
 constexpr std::string_view sp_model = "tinker-local/tiny-lm-sp";
 constexpr std::string_view sample_text = "The Hare and the Tortoise agreed to a race.";
 
-class TempDirectory {
- public:
-  TempDirectory() {
-    std::random_device random;
-    path = fs::temp_directory_path() / ("tinker-hub-test-" + std::to_string(random()));
-    fs::create_directories(path);
-  }
-  ~TempDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TempDirectory(const TempDirectory&) = delete;
-  TempDirectory& operator=(const TempDirectory&) = delete;
-
-  fs::path path;
-};
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 EnvLookup environment(std::map<std::string, std::string> variables) {
   return [variables = std::move(variables)](std::string_view name) -> std::optional<std::string> {
     const auto it = variables.find(std::string(name));
@@ -83,7 +60,7 @@ class HubDownload : public LocalService {
  protected:
   // The variables of a fresh cache pointed at the server, plus `extra`.
   EnvLookup env(std::map<std::string, std::string> extra = {}) const {
-    extra.emplace("HF_HUB_CACHE", cache.path.string());
+    extra.emplace("HF_HUB_CACHE", cache.path().string());
     extra.emplace("HF_ENDPOINT", server->base_url());
     return environment(std::move(extra));
   }
@@ -100,7 +77,7 @@ class HubDownload : public LocalService {
   // The server's own install: its snapshot directory is named by the commit it serves.
   std::string served_commit() const { return server->tokenizer_file().parent_path().filename().string(); }
 
-  fs::path repo_folder() const { return cache.path / "models--tinker-local--tiny-bpe-1k"; }
+  fs::path repo_folder() const { return cache.path() / "models--tinker-local--tiny-bpe-1k"; }
 
   // Runs `load`, expecting a tinker::error; returns it.
   template <class Load>
@@ -120,7 +97,7 @@ class HubDownload : public LocalService {
     EXPECT_EQ(tokenizer.decode(ids), sample_text);
   }
 
-  TempDirectory cache;
+  TempDir cache;
 };
 
 TEST_F(HubDownload, AFreshCacheDownloadsIntoTheHubLayout) {
@@ -143,7 +120,7 @@ TEST_F(HubDownload, AFreshCacheDownloadsIntoTheHubLayout) {
   }
   EXPECT_FALSE(fs::exists(snapshot / "chat_template.jinja"));  // 404: the repo has none
   EXPECT_FALSE(fs::exists(snapshot / "special_tokens_map.json"));
-  EXPECT_TRUE(temporary_files(cache.path).empty());
+  EXPECT_TRUE(temporary_files(cache.path()).empty());
 
   // tokenizer.json, then the companions at the commit just named (two of them 404).
   const std::vector<RequestRecord> requests = hub_requests();
@@ -162,7 +139,7 @@ TEST_F(HubDownload, TheSentencePieceRepoDownloadsItsModelAfterATokenizerJson404)
   const fs::path served = server->tokenizer_file(sp_model);
   EXPECT_EQ(served.filename(), "tokenizer.model");
   const std::string commit = served.parent_path().filename().string();
-  const fs::path snapshot = cache.path / "models--tinker-local--tiny-sp-1k/snapshots" / commit;
+  const fs::path snapshot = cache.path() / "models--tinker-local--tiny-sp-1k/snapshots" / commit;
   EXPECT_EQ(tokenizer->file(), snapshot / "tokenizer.model");
   for (const char* name : {"tokenizer.model", "tokenizer_config.json", "special_tokens_map.json"}) {
     EXPECT_EQ(read_file(snapshot / name), read_file(served.parent_path() / name)) << name;
@@ -199,18 +176,18 @@ TEST_F(HubDownload, ASecondLoadMakesNoRequest) {
 }
 
 TEST_F(HubDownload, OfflineWithAnEmptyCacheFailsNamingEveryPlaceLookedAt) {
-  TempDirectory path_dir;
+  TempDir path_dir;
   const auto e = failure_of([&] {
     load_tokenizer(TokenizerRef(std::string(repo_id)),
-                   env({{"HF_HUB_OFFLINE", "1"}, {"TINKER_TOKENIZER_PATH", path_dir.path.string()}}));
+                   env({{"HF_HUB_OFFLINE", "1"}, {"TINKER_TOKENIZER_PATH", path_dir.path().string()}}));
   });
   const std::string message = e.what();
   EXPECT_EQ(e.code(), errc::invalid_configuration);
   EXPECT_NE(message.find("HF_HUB_OFFLINE"), std::string::npos) << message;
   for (const fs::path& place :
-       {path_dir.path / repo_id / "tokenizer.json", path_dir.path / repo_id / "tokenizer.model",
-        path_dir.path / repo_id / "tiktoken.model", path_dir.path / "models--tinker-local--tiny-bpe-1k/refs/main",
-        path_dir.path / "tokenizer.json", repo_folder() / "refs/main"}) {
+       {path_dir.path() / repo_id / "tokenizer.json", path_dir.path() / repo_id / "tokenizer.model",
+        path_dir.path() / repo_id / "tiktoken.model", path_dir.path() / "models--tinker-local--tiny-bpe-1k/refs/main",
+        path_dir.path() / "tokenizer.json", repo_folder() / "refs/main"}) {
     EXPECT_NE(message.find(place.string()), std::string::npos) << place << "\n" << message;
   }
   EXPECT_TRUE(hub_requests().empty());
@@ -230,7 +207,7 @@ TEST_F(HubDownload, ABodyCutHalfWayLeavesNoUsableFileAndARetrySucceeds) {
   // Nothing a search takes for a tokenizer, nothing half-written left behind.
   EXPECT_FALSE(fs::exists(repo_folder() / "refs/main"));
   EXPECT_FALSE(fs::exists(repo_folder() / "snapshots" / served_commit() / "tokenizer.json"));
-  EXPECT_TRUE(temporary_files(cache.path).empty());
+  EXPECT_TRUE(temporary_files(cache.path()).empty());
   const auto offline = failure_of([&] {
     find_tokenizer_file(TokenizerRef(std::string(repo_id)), env({{"HF_HUB_OFFLINE", "1"}}));
   });
@@ -264,7 +241,7 @@ TEST_F(HubDownload, AnUnknownRepoSaysTheHubHasNoTokenizer) {
   EXPECT_EQ(e.code(), errc::not_found);
   EXPECT_NE(message.find("no tokenizer"), std::string::npos) << message;
   EXPECT_NE(message.find("RepoNotFound"), std::string::npos) << message;
-  EXPECT_NE(message.find((cache.path / "models--tinker-local--no-such-model/refs/main").string()), std::string::npos)
+  EXPECT_NE(message.find((cache.path() / "models--tinker-local--no-such-model/refs/main").string()), std::string::npos)
       << message;
 }
 
@@ -315,7 +292,7 @@ class ClientHubDownload : public HubDownload {
   }
   void SetUp() override {
     HubDownload::SetUp();
-    ::setenv("HF_HUB_CACHE", cache.path.c_str(), 1);
+    ::setenv("HF_HUB_CACHE", cache.path().c_str(), 1);
     ::setenv("HF_ENDPOINT", server->base_url().c_str(), 1);
     ::unsetenv("HF_HUB_OFFLINE");
   }
@@ -342,7 +319,7 @@ TEST_F(ClientHubDownload, TrainingClientGetTokenizerDownloadsFromTheHub) {
   EXPECT_EQ(tokenizer->id(), own_id);
   EXPECT_EQ(tokenizer->format(), TokenizerFormat::tokenizer_json);
   EXPECT_EQ(tokenizer->file().filename(), "tokenizer.json");
-  EXPECT_EQ(tokenizer->file().string().rfind(cache.path.string(), 0), 0u) << tokenizer->file();
+  EXPECT_EQ(tokenizer->file().string().rfind(cache.path().string(), 0), 0u) << tokenizer->file();
   expect_round_trip(*tokenizer);
   EXPECT_FALSE(hub_requests().empty());
   EXPECT_TRUE(fs::is_symlink(tokenizer->file()));
@@ -354,7 +331,7 @@ TEST_F(ClientHubDownload, TheSentencePieceModelsTokenizerDownloadsAsSentencePiec
   ASSERT_NE(tokenizer, nullptr);
   EXPECT_EQ(tokenizer->id(), own_sp_id);
   EXPECT_EQ(tokenizer->format(), TokenizerFormat::sentencepiece);
-  EXPECT_EQ(tokenizer->file().string().rfind(cache.path.string(), 0), 0u) << tokenizer->file();
+  EXPECT_EQ(tokenizer->file().string().rfind(cache.path().string(), 0), 0u) << tokenizer->file();
   EXPECT_TRUE(fs::is_symlink(tokenizer->file()));
   expect_round_trip(*tokenizer);
 }

@@ -1,4 +1,4 @@
-// Retry layer 2 (doc/protocol.md#layer-2-submits) and the billing pause (doc/protocol.md#billing-pause-402) over the
+// Call retries (doc/protocol.md#call-retries) and the billing pause (doc/protocol.md#billing-pause-402) over the
 // real transport, with a fake clock; and the typed response decoding rules.
 #include "api/execute_with_retries.hpp"
 #include "api/response.hpp"
@@ -20,7 +20,7 @@ using std::chrono::seconds;
 using test::ScriptedResponse;
 using test::ScriptedServer;
 
-class LayerTwoTest : public ::testing::Test {
+class CallRetryTest : public ::testing::Test {
  protected:
   void make_client(const ScriptedServer& server) {
     ClientOptions options(server.base_url(), Secret("tml-layer-two-test-key"));
@@ -28,7 +28,7 @@ class LayerTwoTest : public ::testing::Test {
     client_ = std::make_unique<http::HttpClient>(io_.get_executor(), options, clock_, [] { return 0.0; });
   }
 
-  CallOutcome call(http::Request request, LayerTwoSettings settings = {}) {
+  CallOutcome call(http::Request request, CallRetrySettings settings = {}) {
     auto future =
         asio::co_spawn(io_, execute_with_retries(*client_, std::move(request), diag_, settings), asio::use_future);
     const auto deadline = std::chrono::steady_clock::now() + seconds(20);
@@ -42,7 +42,7 @@ class LayerTwoTest : public ::testing::Test {
     http::Request request(http::Method::post, "/api/v1/optim_step");
     request.body = "{}";
     request.content_type = "application/json";
-    request.max_retries = 0;  // isolate layer 2
+    request.max_retries = 0;  // isolate the call retries
     return request;
   }
 
@@ -59,7 +59,7 @@ class LayerTwoTest : public ::testing::Test {
   diagnostics diag_;
 };
 
-TEST_F(LayerTwoTest, RetriesWithTheSameIdempotencyKey) {
+TEST_F(CallRetryTest, RetriesWithTheSameIdempotencyKey) {
   ScriptedServer server;
   server.push(ScriptedResponse(503));
   server.push(ScriptedResponse(429));
@@ -75,7 +75,7 @@ TEST_F(LayerTwoTest, RetriesWithTheSameIdempotencyKey) {
   EXPECT_EQ(clock_->sleeps, (std::vector<milliseconds>{seconds(1), seconds(2), seconds(4)}));
 }
 
-TEST_F(LayerTwoTest, NonRetryableErrorsReturnAtOnce) {
+TEST_F(CallRetryTest, NonRetryableErrorsReturnAtOnce) {
   ScriptedServer server;
   server.push(ScriptedResponse(400, R"({"detail":"seq_id must be positive"})"));
   make_client(server);
@@ -86,7 +86,7 @@ TEST_F(LayerTwoTest, NonRetryableErrorsReturnAtOnce) {
   EXPECT_TRUE(clock_->sleeps.empty());
 }
 
-TEST_F(LayerTwoTest, StopsWhenTheBudgetIsSpent) {
+TEST_F(CallRetryTest, StopsWhenTheBudgetIsSpent) {
   ScriptedServer server;
   server.set_default_response(ScriptedResponse(500));
   make_client(server);
@@ -99,26 +99,26 @@ TEST_F(LayerTwoTest, StopsWhenTheBudgetIsSpent) {
   EXPECT_EQ(clock_->sleeps.at(5), seconds(30));  // 1, 2, 4, 8, 16, then capped at 30
 }
 
-TEST_F(LayerTwoTest, BillingHoldPausesInsideTheWindow) {
+TEST_F(CallRetryTest, BillingHoldPausesInsideTheWindow) {
   ScriptedServer server;
   server.push(ScriptedResponse(402));
   server.push(ScriptedResponse(402));
   make_client(server);
   BillingPause billing;
-  LayerTwoSettings settings;
+  CallRetrySettings settings;
   settings.billing = &billing;
   const auto [ec, response] = call(post(), settings);
   ASSERT_FALSE(ec);
   EXPECT_EQ(clock_->sleeps, (std::vector<milliseconds>{seconds(5), seconds(5)}));
 }
 
-TEST_F(LayerTwoTest, BillingHoldIsFatalOutsideTheWindowOrWithoutState) {
+TEST_F(CallRetryTest, BillingHoldIsFatalOutsideTheWindowOrWithoutState) {
   ScriptedServer server;
   server.set_default_response(ScriptedResponse(402));
   make_client(server);
   EXPECT_EQ(std::get<0>(call(post())), make_error_code(errc::payment_required));  // no billing state
   BillingPause billing;
-  LayerTwoSettings settings;
+  CallRetrySettings settings;
   settings.billing = &billing;
   settings.billing_max_pause = seconds(12);
   EXPECT_EQ(std::get<0>(call(post(), settings)), make_error_code(errc::payment_required));

@@ -1,4 +1,4 @@
-// HttpClient against a scripted loopback server: requests and headers, retry layer 1 with every
+// HttpClient against a scripted loopback server: requests and headers, transport retries with every
 // rule and Retry-After form (fake clock), pools, stale connections, timeouts, limits, truncation,
 // cancellation, zstd bodies, and no API key in any error text.
 #include "http/client.hpp"
@@ -322,7 +322,7 @@ TEST_F(ClientTest, StaleKeepAliveConnectionIsRetriedOnceOnAFreshOne) {
   server_options.idle_close = true;  // closes each connection after answering, without saying so
   ScriptedServer server(server_options);
   ClientOptions options = options_for(server);
-  options.retry.max_retries = 0;  // the fresh-connection retry is not a layer-1 retry
+  options.retry.max_retries = 0;  // the fresh-connection retry is not a transport retry
   make_client(options);
   ASSERT_FALSE(send(post("/x")).ec);
   ASSERT_TRUE(server.wait_for_open_connections(0));

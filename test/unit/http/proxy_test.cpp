@@ -1,8 +1,8 @@
 // Tests of proxy configuration (environment variables, NO_PROXY matching, proxy URL parsing,
 // credential redaction) and of establish_tunnel against the test CONNECT proxy.
 #include "http/proxy.hpp"
+#include "core/redaction.hpp"
 #include "http/tls.hpp"
-#include "redaction.hpp"
 
 #include "support/test_proxy.hpp"
 #include "support/test_server.hpp"

@@ -191,82 +191,83 @@ TEST(HttpRetryBackoff, UncappedWithoutJitterDoublesExactly) {
   EXPECT_EQ(backoff.delay(1000, 0.0), milliseconds::max());
 }
 
-TEST(HttpRetryLayer1, ServerHintElseBackoff) {
+TEST(HttpTransportRetry, ServerHintElseBackoff) {
   const Response hinted = with_headers({{"retry-after", "3"}});
   const Response unhinted = with_headers({});
   const Response too_long = with_headers({{"retry-after", "120"}});
-  EXPECT_EQ(layer1_retry_delay(&hinted, 4, rfc_example(), 0.0, defaults()), 3s);
-  EXPECT_EQ(layer1_retry_delay(&unhinted, 4, rfc_example(), 0.0, defaults()), 8s);
-  EXPECT_EQ(layer1_retry_delay(&too_long, 0, rfc_example(), 0.0, defaults()), 500ms);
-  EXPECT_EQ(layer1_retry_delay(nullptr, 1, rfc_example(), almost_one, defaults()), 750ms);
+  EXPECT_EQ(transport_retry_delay(&hinted, 4, rfc_example(), 0.0, defaults()), 3s);
+  EXPECT_EQ(transport_retry_delay(&unhinted, 4, rfc_example(), 0.0, defaults()), 8s);
+  EXPECT_EQ(transport_retry_delay(&too_long, 0, rfc_example(), 0.0, defaults()), 500ms);
+  EXPECT_EQ(transport_retry_delay(nullptr, 1, rfc_example(), almost_one, defaults()), 750ms);
   RetryOptions low_cap;
   low_cap.max_retry_after = 2s;
-  EXPECT_EQ(layer1_retry_delay(&hinted, 0, rfc_example(), 0.0, low_cap), 500ms);
+  EXPECT_EQ(transport_retry_delay(&hinted, 0, rfc_example(), 0.0, low_cap), 500ms);
 }
 
-TEST(HttpRetryLayer1, TransportFailuresRetryOnlyConnectionFailuresAndTimeouts) {
+TEST(HttpTransportRetry, TransportFailuresRetryOnlyConnectionFailuresAndTimeouts) {
   const Response no_response;  // status 0: the attempt failed before a response
-  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::connection_failed), no_response));
-  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::timeout), no_response));
-  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::tls_error), no_response));
-  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::response_too_large), no_response));
-  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::cancelled), no_response));
+  EXPECT_TRUE(transport_should_retry(make_error_code(errc::connection_failed), no_response));
+  EXPECT_TRUE(transport_should_retry(make_error_code(errc::timeout), no_response));
+  EXPECT_FALSE(transport_should_retry(make_error_code(errc::tls_error), no_response));
+  EXPECT_FALSE(transport_should_retry(make_error_code(errc::response_too_large), no_response));
+  EXPECT_FALSE(transport_should_retry(make_error_code(errc::cancelled), no_response));
 }
 
-TEST(HttpRetryLayer1, ResponsesRetryByStatusAndShouldRetryHeader) {
+TEST(HttpTransportRetry, ResponsesRetryByStatusAndShouldRetryHeader) {
   Response overloaded;
   overloaded.status = 503;
-  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::server_error), overloaded));
+  EXPECT_TRUE(transport_should_retry(make_error_code(errc::server_error), overloaded));
   Response refused;
   refused.status = 400;
-  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::bad_request), refused));
+  EXPECT_FALSE(transport_should_retry(make_error_code(errc::bad_request), refused));
   refused.headers.emplace_back("x-should-retry", "true");
-  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::bad_request), refused));
+  EXPECT_TRUE(transport_should_retry(make_error_code(errc::bad_request), refused));
   Response bare;  // a bare 400, which attempt_error makes a connection fault
   bare.status = 400;
-  EXPECT_TRUE(layer1_should_retry(make_error_code(errc::connection_failed), bare));
+  EXPECT_TRUE(transport_should_retry(make_error_code(errc::connection_failed), bare));
   overloaded.headers.emplace_back("x-should-retry", "false");
-  EXPECT_FALSE(layer1_should_retry(make_error_code(errc::server_error), overloaded));
+  EXPECT_FALSE(transport_should_retry(make_error_code(errc::server_error), overloaded));
 }
 
-TEST(HttpRetryLayer2, RetryableCodes) {
+TEST(HttpCallRetry, RetryableCodes) {
   for (errc e : {errc::timeout, errc::connection_failed, errc::request_timeout, errc::conflict, errc::rate_limited,
                  errc::server_error}) {
-    EXPECT_TRUE(layer2_should_retry(make_error_code(e))) << static_cast<int>(e);
+    EXPECT_TRUE(call_should_retry(make_error_code(e))) << static_cast<int>(e);
   }
   for (errc e : {errc::cancelled, errc::tls_error, errc::bad_request, errc::authentication_failed,
                  errc::payment_required, errc::permission_denied, errc::not_found, errc::gone,
                  errc::unprocessable_entity, errc::http_error, errc::protocol_error, errc::decode_error,
                  errc::response_too_large, errc::request_failed, errc::invalid_argument, errc::invalid_configuration}) {
-    EXPECT_FALSE(layer2_should_retry(make_error_code(e))) << static_cast<int>(e);
+    EXPECT_FALSE(call_should_retry(make_error_code(e))) << static_cast<int>(e);
   }
-  EXPECT_FALSE(layer2_should_retry({}));
-  EXPECT_FALSE(layer2_should_retry(boost::asio::error::operation_aborted));
-  EXPECT_FALSE(layer2_should_retry(boost::asio::error::connection_reset));
+  EXPECT_FALSE(call_should_retry({}));
+  EXPECT_FALSE(call_should_retry(boost::asio::error::operation_aborted));
+  EXPECT_FALSE(call_should_retry(boost::asio::error::connection_reset));
 }
 
-TEST(HttpRetryLayer2, DelaysDoubleUpToTheCap) {
+TEST(HttpCallRetry, DelaysDoubleUpToTheCap) {
   const std::vector<milliseconds> expected{1s, 2s, 4s, 8s, 16s, 30s, 30s};
   for (std::size_t k = 0; k < expected.size(); ++k) {
-    EXPECT_EQ(layer2_delay(static_cast<int>(k), 0ms, defaults()), expected[k]) << k;
+    EXPECT_EQ(call_retry_delay(static_cast<int>(k), 0ms, defaults()), expected[k]) << k;
   }
-  for (int k : {40, 63, 64, 1000, std::numeric_limits<int>::max()}) EXPECT_EQ(layer2_delay(k, 0ms, defaults()), 30s);
-  EXPECT_EQ(layer2_delay(-1, 0ms, defaults()), 1s);
+  for (int k : {40, 63, 64, 1000, std::numeric_limits<int>::max()})
+    EXPECT_EQ(call_retry_delay(k, 0ms, defaults()), 30s);
+  EXPECT_EQ(call_retry_delay(-1, 0ms, defaults()), 1s);
 }
 
-TEST(HttpRetryLayer2, TruncatedToTheBudget) {
-  EXPECT_EQ(layer2_delay(5, 280s, defaults()), 20s);
-  EXPECT_EQ(layer2_delay(0, 299500ms, defaults()), 500ms);
-  EXPECT_EQ(layer2_delay(5, 300s, defaults()), std::nullopt);
-  EXPECT_EQ(layer2_delay(0, 301s, defaults()), std::nullopt);
+TEST(HttpCallRetry, TruncatedToTheBudget) {
+  EXPECT_EQ(call_retry_delay(5, 280s, defaults()), 20s);
+  EXPECT_EQ(call_retry_delay(0, 299500ms, defaults()), 500ms);
+  EXPECT_EQ(call_retry_delay(5, 300s, defaults()), std::nullopt);
+  EXPECT_EQ(call_retry_delay(0, 301s, defaults()), std::nullopt);
 }
 
-TEST(HttpRetryLayer2, WholeScheduleSpendsExactlyTheBudget) {
+TEST(HttpCallRetry, WholeScheduleSpendsExactlyTheBudget) {
   // Failures are instantaneous: the sleeps alone use up the 300 s.
   milliseconds elapsed{0};
   std::vector<milliseconds> sleeps;
   for (int k = 0;; ++k) {
-    const auto delay = layer2_delay(k, elapsed, defaults());
+    const auto delay = call_retry_delay(k, elapsed, defaults());
     if (!delay) break;
     sleeps.push_back(*delay);
     elapsed += *delay;

@@ -177,15 +177,15 @@ TEST(Tls, MissingCaFileIsAConfigurationError) {
 }
 
 TEST(Tls, CaFileWithoutCertificatesIsAConfigurationError) {
-  tinker::test::TempFile garbage("this is not a certificate\n");
+  tinker::test::TempFile garbage("this is not a certificate\n", ".pem");
   TlsOptions options;
-  options.ca_file = garbage.path();
+  options.ca_file = garbage.path().string();
   try {
     make_tls_context(options);
     FAIL() << "expected tinker::error";
   } catch (const tinker::error& e) {
     EXPECT_EQ(e.code(), tinker::errc::invalid_configuration);
-    EXPECT_NE(e.diag().message.find("tls.ca_file: cannot load CA bundle '" + garbage.path() + "': "),
+    EXPECT_NE(e.diag().message.find("tls.ca_file: cannot load CA bundle '" + garbage.path().string() + "': "),
               std::string::npos);
   }
 }

@@ -10,8 +10,8 @@
 #include "renderers/families.hpp"
 #include "support/render_reference.hpp"
 #include "support/tokenizer_reference.hpp"
+#include "support/tokenizer_test_support.hpp"
 #include "unit/renderers/family_properties.hpp"
-#include "unit/tokenizer/tokenizer_test_support.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/renderers.hpp>
@@ -25,6 +25,8 @@
 
 namespace tinker::renderers {
 namespace {
+
+using test_support::conversations;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -63,11 +65,6 @@ std::shared_ptr<const Tokenizer> v31_tokenizer() {
 
 std::filesystem::path v31_template() {
   return std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" / "deepseek_v3_1.jinja";
-}
-
-const std::vector<test::TestConversation>& conversations() {
-  static const std::vector<test::TestConversation> loaded = test::load_test_conversations();
-  return loaded;
 }
 
 std::string text_of(const Renderer& renderer, std::span<const TokenId> tokens) {

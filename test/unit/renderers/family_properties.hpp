@@ -20,6 +20,19 @@ namespace tinker::renderers::test_support {
 /// not write, e.g. reasoning in non-thinking mode).
 using ExpectedMessage = std::function<Message(const Message&)>;
 
+/// The shared test conversations (test/data), loaded once per process.
+inline const std::vector<test::TestConversation>& conversations() {
+  static const std::vector<test::TestConversation> loaded = test::load_test_conversations();
+  return loaded;
+}
+
+/// The failures of a template comparison, one per line, for a test's failure message.
+inline std::string joined(const std::vector<std::string>& failures) {
+  std::string text;
+  for (const std::string& failure : failures) text += failure + "\n";
+  return text;
+}
+
 inline Message as_is(const Message& message) {
   return message;
 }

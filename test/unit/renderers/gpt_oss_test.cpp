@@ -20,6 +20,8 @@
 namespace tinker::renderers {
 namespace {
 
+using test_support::conversations;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
@@ -32,15 +34,10 @@ std::filesystem::path gpt_oss_template() {
   return std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" / "gpt_oss.jinja";
 }
 
-const std::vector<test::TestConversation>& conversations() {
-  static const std::vector<test::TestConversation> loaded = test::load_test_conversations();
-  return loaded;
-}
-
-std::vector<TokenId> tokens_of(std::string_view text) {
+std::vector<TokenId> gpt_oss_tokens(std::string_view text) {
   return gpt_oss_tokenizer()->encode(text, false);
 }
-std::string text_of(std::span<const TokenId> tokens) {
+std::string gpt_oss_text(std::span<const TokenId> tokens) {
   return gpt_oss_tokenizer()->decode(tokens, false);
 }
 
@@ -81,7 +78,7 @@ TEST(GptOssRenderer, NoSyspromptIsTheSameWithoutTheSystemMessage) {
   const auto with_system = detail::make_gpt_oss(gpt_oss_tokenizer(), "medium", "2025-01-02");
   const auto without = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
   EXPECT_EQ(without->name(), "gpt_oss_no_sysprompt");
-  const std::vector<TokenId> system = tokens_of(
+  const std::vector<TokenId> system = gpt_oss_tokens(
       "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: "
       "2024-06\nCurrent date: 2025-01-02\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. "
       "Channel must be included for every message.<|end|>");
@@ -99,7 +96,7 @@ TEST(GptOssRenderer, MediumReasoningWritesTodaysDate) {
   const auto renderer = detail::make_gpt_oss_medium_reasoning(gpt_oss_tokenizer());
   EXPECT_EQ(renderer->name(), "gpt_oss_medium_reasoning");
   const std::vector<Message> messages{Message("user", "Hi")};
-  const std::string text = text_of(renderer->build_generation_prompt(messages).to_ints());
+  const std::string text = gpt_oss_text(renderer->build_generation_prompt(messages).to_ints());
   EXPECT_TRUE(std::regex_search(text, std::regex("Current date: \\d{4}-\\d{2}-\\d{2}\n\nReasoning: medium\n\n")))
       << text;
 }
@@ -113,7 +110,7 @@ TEST(GptOssRenderer, HarmonyFormat) {
   const std::vector<Message> messages{Message("system", "Be brief."), Message("user", "Weather?"), call, result,
                                       Message("assistant", {ThinkingPart("It said sunny."), TextPart("Sunny.")})};
   const SupervisedExample example = renderer->build_supervised_example(messages);
-  EXPECT_EQ(text_of(example.model_input.to_ints()),
+  EXPECT_EQ(gpt_oss_text(example.model_input.to_ints()),
             "<|start|>developer<|message|># Instructions\n\nBe brief.\n\n<|end|>"
             "<|start|>user<|message|>Weather?<|end|>"
             "<|start|>assistant<|channel|>commentary<|message|>Checking.<|end|>"
@@ -122,7 +119,7 @@ TEST(GptOssRenderer, HarmonyFormat) {
             "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>sunny<|end|>"
             "<|start|>assistant<|channel|>analysis<|message|>It said sunny.<|end|>"
             "<|start|>assistant<|channel|>final<|message|>Sunny.<|return|>");
-  EXPECT_EQ(std::get<std::vector<TokenId>>(renderer->stop_sequences()), tokens_of("<|return|><|call|>"));
+  EXPECT_EQ(std::get<std::vector<TokenId>>(renderer->stop_sequences()), gpt_oss_tokens("<|return|><|call|>"));
 }
 
 TEST(GptOssRenderer, ObservationIsThePromptAndTheActionParsesBack) {
@@ -133,9 +130,9 @@ TEST(GptOssRenderer, ObservationIsThePromptAndTheActionParsesBack) {
 
 TEST(GptOssRenderer, ParsesChannelsAndToolCalls) {
   const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
-  ParsedResponse parsed = renderer->parse_response(
-      tokens_of("<|channel|>analysis<|message|>First.<|end|><|start|>assistant<|channel|>analysis<|message|>Second."
-                "<|end|><|start|>assistant<|channel|>final<|message|>Done.<|return|>"));
+  ParsedResponse parsed = renderer->parse_response(gpt_oss_tokens(
+      "<|channel|>analysis<|message|>First.<|end|><|start|>assistant<|channel|>analysis<|message|>Second."
+      "<|end|><|start|>assistant<|channel|>final<|message|>Done.<|return|>"));
   EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
   EXPECT_THAT(parsed.message.content,
               ElementsAre(ContentPart(ThinkingPart("First.")), ContentPart(ThinkingPart("Second.")),
@@ -144,9 +141,9 @@ TEST(GptOssRenderer, ParsesChannelsAndToolCalls) {
   // The recipient may come before or after the channel.
   for (const char* header : {"<|channel|>commentary to=functions.get_weather <|constrain|>json",
                              " to=functions.get_weather<|channel|>commentary <|constrain|>json"}) {
-    parsed =
-        renderer->parse_response(tokens_of(std::string("<|channel|>analysis<|message|>Need data.<|end|>") +
-                                           "<|start|>assistant" + header + "<|message|>{\"city\": \"NYC\"}<|call|>"));
+    parsed = renderer->parse_response(gpt_oss_tokens(std::string("<|channel|>analysis<|message|>Need data.<|end|>") +
+                                                     "<|start|>assistant" + header +
+                                                     "<|message|>{\"city\": \"NYC\"}<|call|>"));
     EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
     EXPECT_THAT(parsed.message.content, ElementsAre(ContentPart(ThinkingPart("Need data."))));
     EXPECT_THAT(parsed.message.tool_calls, ElementsAre(ToolCall("get_weather", "{\"city\": \"NYC\"}")));
@@ -163,31 +160,31 @@ TEST(GptOssRenderer, ParsesChannelsAndToolCalls) {
   EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
   EXPECT_THAT(parsed.message.tool_calls, ElementsAre(ToolCall("a", "{}"), ToolCall("b", "{\"x\": 1}")));
 
-  parsed = renderer->parse_response(tokens_of("Plain text.<|return|>"));
+  parsed = renderer->parse_response(gpt_oss_tokens("Plain text.<|return|>"));
   EXPECT_THAT(parsed.message.content, ElementsAre(ContentPart(TextPart("Plain text."))));
 }
 
 TEST(GptOssRenderer, BadToolCallsAreReportedNotThrown) {
   const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
   ParsedResponse parsed = renderer->parse_response(
-      tokens_of("<|channel|>commentary to=functions.broken <|constrain|>json<|message|>not json<|call|>"));
+      gpt_oss_tokens("<|channel|>commentary to=functions.broken <|constrain|>json<|message|>not json<|call|>"));
   EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
   ASSERT_EQ(parsed.message.unparsed_tool_calls.size(), 1U);
   EXPECT_THAT(parsed.message.unparsed_tool_calls[0].error, HasSubstr("JSON"));
 
-  parsed = renderer->parse_response(tokens_of("<|channel|>commentary to=functions.get_weather<|return|>"));
+  parsed = renderer->parse_response(gpt_oss_tokens("<|channel|>commentary to=functions.get_weather<|return|>"));
   ASSERT_EQ(parsed.message.unparsed_tool_calls.size(), 1U);
   EXPECT_THAT(parsed.message.unparsed_tool_calls[0].error, HasSubstr("unterminated"));
 
-  parsed = renderer->parse_response(tokens_of("<|channel|>final<|message|>cut off"));
+  parsed = renderer->parse_response(gpt_oss_tokens("<|channel|>final<|message|>cut off"));
   EXPECT_EQ(parsed.termination, ParseTermination::malformed);
   EXPECT_EQ(parsed.message.text(), "cut off");
 
   // A second stop token (wrong stop settings when sampling) ends the message at the first.
-  parsed = renderer->parse_response(tokens_of("<|channel|>final<|message|>A<|return|>B<|return|>"));
+  parsed = renderer->parse_response(gpt_oss_tokens("<|channel|>final<|message|>A<|return|>B<|return|>"));
   EXPECT_EQ(parsed.message.text(), "A");
   for (const auto& tokens : {std::vector<TokenId>{}, std::vector<TokenId>{-7, 200002, 1 << 30},
-                             tokens_of("<|message|><|message|><|start|>to=functions.<|call|><|call|>")}) {
+                             gpt_oss_tokens("<|message|><|message|><|start|>to=functions.<|call|><|call|>")}) {
     EXPECT_NO_THROW(renderer->parse_response(tokens));
   }
 }

@@ -13,8 +13,8 @@
 #include "renderers/families.hpp"
 #include "support/render_reference.hpp"
 #include "support/tokenizer_reference.hpp"
+#include "support/tokenizer_test_support.hpp"
 #include "unit/renderers/family_properties.hpp"
-#include "unit/tokenizer/tokenizer_test_support.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/renderers.hpp>
@@ -25,6 +25,8 @@
 
 namespace tinker::renderers {
 namespace {
+
+using test_support::conversations;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -74,21 +76,16 @@ std::filesystem::path kimi_template() {
   return std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" / "kimi_k2_thinking.jinja";
 }
 
-const std::vector<test::TestConversation>& conversations() {
-  static const std::vector<test::TestConversation> loaded = test::load_test_conversations();
-  return loaded;
-}
-
-std::vector<TokenId> tokens_of(std::string_view text) {
+std::vector<TokenId> kimi_tokens(std::string_view text) {
   return kimi_shaped_tokenizer()->encode(text, false);
 }
-std::string text_of(std::span<const TokenId> tokens) {
+std::string kimi_text(std::span<const TokenId> tokens) {
   return kimi_shaped_tokenizer()->decode(tokens, false);
 }
 
 TEST(KimiK2Renderer, TheTokenizerHasKimisMarkers) {
-  EXPECT_EQ(tokens_of("<|im_end|>"), std::vector<TokenId>{kBase + 2});
-  EXPECT_EQ(tokens_of("<|im_middle|>"), std::vector<TokenId>{kBase + 17});
+  EXPECT_EQ(kimi_tokens("<|im_end|>"), std::vector<TokenId>{kBase + 2});
+  EXPECT_EQ(kimi_tokens("<|im_middle|>"), std::vector<TokenId>{kBase + 17});
   EXPECT_EQ(kimi_shaped_tokenizer()->eos_id(), kBase + 1);
 }
 
@@ -110,7 +107,7 @@ TEST(KimiK2Renderer, DefaultSystemMessageAndReasoningOnlyAfterTheLastAnswer) {
   const std::vector<Message> messages{Message("user", "Hi"),
                                       Message("assistant", {ThinkingPart("greet"), TextPart("Hello")}),
                                       Message("user", "Weather in Oslo?"), call, result};
-  EXPECT_EQ(text_of(renderer->build_generation_prompt(messages).to_ints()),
+  EXPECT_EQ(kimi_text(renderer->build_generation_prompt(messages).to_ints()),
             "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>"
             "<|im_user|>user<|im_middle|>Hi<|im_end|>"
             "<|im_assistant|>assistant<|im_middle|><think></think>Hello<|im_end|>"
@@ -120,7 +117,7 @@ TEST(KimiK2Renderer, DefaultSystemMessageAndReasoningOnlyAfterTheLastAnswer) {
             "<|tool_call_end|><|tool_calls_section_end|><|im_end|>"
             "<|im_system|>get_weather<|im_middle|>## Return of functions.get_weather:0\nrain<|im_end|>"
             "<|im_assistant|>assistant<|im_middle|>");
-  EXPECT_EQ(std::get<std::vector<TokenId>>(renderer->stop_sequences()), tokens_of("<|im_end|>"));
+  EXPECT_EQ(std::get<std::vector<TokenId>>(renderer->stop_sequences()), kimi_tokens("<|im_end|>"));
   EXPECT_FALSE(renderer->has_extension_property());
 }
 
@@ -139,16 +136,16 @@ TEST(KimiK2Renderer, SupervisedWeightsWithTheInsertedSystemMessage) {
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (example.weights[i] == 1.0f) trained.push_back(tokens[i]);
   }
-  EXPECT_EQ(text_of(trained), "<think></think>Hello<|im_end|>");
+  EXPECT_EQ(kimi_text(trained), "<think></think>Hello<|im_end|>");
 }
 
 TEST(KimiK2Renderer, ParsesReasoningAndToolCalls) {
   const auto renderer = detail::make_kimi_k2(kimi_shaped_tokenizer());
   ParsedResponse parsed = renderer->parse_response(
-      tokens_of("<think>Look it up.</think>Checking.<|tool_calls_section_begin|><|tool_call_begin|> "
-                "functions.get_weather:0 <|tool_call_argument_begin|>{\"city\": \"Oslo\"}<|tool_call_end|>"
-                "<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|>"
-                "<|tool_calls_section_end|><|im_end|>"));
+      kimi_tokens("<think>Look it up.</think>Checking.<|tool_calls_section_begin|><|tool_call_begin|> "
+                  "functions.get_weather:0 <|tool_call_argument_begin|>{\"city\": \"Oslo\"}<|tool_call_end|>"
+                  "<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|>"
+                  "<|tool_calls_section_end|><|im_end|>"));
   EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
   EXPECT_THAT(parsed.message.content,
               ElementsAre(ContentPart(ThinkingPart("Look it up.")), ContentPart(TextPart("Checking."))));
@@ -156,7 +153,7 @@ TEST(KimiK2Renderer, ParsesReasoningAndToolCalls) {
               ElementsAre(ToolCall("get_weather", "{\"city\": \"Oslo\"}", "functions.get_weather:0"),
                           ToolCall("get_time", "{}", "functions.get_time:1")));
   // The tokenizer's EOS ends a message too, reported as such.
-  parsed = renderer->parse_response(tokens_of("<think></think>Done.[EOS]"));
+  parsed = renderer->parse_response(kimi_tokens("<think></think>Done.[EOS]"));
   EXPECT_EQ(parsed.termination, ParseTermination::eos);
   EXPECT_THAT(parsed.message.content, ElementsAre(ContentPart(TextPart("Done."))));
 }
@@ -164,21 +161,22 @@ TEST(KimiK2Renderer, ParsesReasoningAndToolCalls) {
 TEST(KimiK2Renderer, BadToolCallsAreReportedNotThrown) {
   const auto renderer = detail::make_kimi_k2(kimi_shaped_tokenizer());
   ParsedResponse parsed = renderer->parse_response(
-      tokens_of("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{oops"
-                "<|tool_call_end|><|tool_calls_section_end|><|im_end|>"));
+      kimi_tokens("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{oops"
+                  "<|tool_call_end|><|tool_calls_section_end|><|im_end|>"));
   EXPECT_EQ(parsed.termination, ParseTermination::stop_sequence);
   ASSERT_EQ(parsed.message.unparsed_tool_calls.size(), 1U);
   EXPECT_THAT(parsed.message.unparsed_tool_calls[0].error, HasSubstr("JSON"));
 
   parsed = renderer->parse_response(
-      tokens_of("Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|im_end|>"));
+      kimi_tokens("Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|im_end|>"));
   ASSERT_EQ(parsed.message.unparsed_tool_calls.size(), 1U);
   EXPECT_THAT(parsed.message.unparsed_tool_calls[0].error, HasSubstr("unterminated"));
 
-  parsed = renderer->parse_response(tokens_of("<think>cut off"));
+  parsed = renderer->parse_response(kimi_tokens("<think>cut off"));
   EXPECT_EQ(parsed.termination, ParseTermination::malformed);
-  for (const auto& tokens : {std::vector<TokenId>{}, std::vector<TokenId>{-3, kBase + 300, 1 << 30},
-                             tokens_of("<|tool_call_end|><|tool_calls_section_end|><|tool_call_begin|>:<|im_end|>")}) {
+  for (const auto& tokens :
+       {std::vector<TokenId>{}, std::vector<TokenId>{-3, kBase + 300, 1 << 30},
+        kimi_tokens("<|tool_call_end|><|tool_calls_section_end|><|tool_call_begin|>:<|im_end|>")}) {
     EXPECT_NO_THROW(renderer->parse_response(tokens));
   }
 }

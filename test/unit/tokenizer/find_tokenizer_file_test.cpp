@@ -1,6 +1,6 @@
 // Finding tokenizer files: $TINKER_TOKENIZER_PATH (file, directory, list), the Hugging Face hub
 // cache (refs/main, pinned revisions), the order of the search and the error listing every path.
-#include "unit/tokenizer/tokenizer_test_support.hpp"
+#include "support/tokenizer_test_support.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>

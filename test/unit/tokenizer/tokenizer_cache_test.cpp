@@ -1,7 +1,7 @@
 // The tokenizer cache: one instance per resolved id and revision, created exactly once under a
 // race, failures not remembered, different ids loading in parallel; and get_tokenizer_for end to
 // end on tinker-local's hub layout.
-#include "unit/tokenizer/tokenizer_test_support.hpp"
+#include "support/tokenizer_test_support.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>

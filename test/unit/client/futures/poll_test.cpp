@@ -1,4 +1,4 @@
-// Retry layer 4 (doc/protocol.md#futures): the retrieve_future poll loop over the real transport against a
+// Future polling (doc/protocol.md#futures): the retrieve_future poll loop over the real transport against a
 // scripted server, with a fake clock recording every back-off sleep.
 #include "client/futures/poll.hpp"
 
@@ -41,7 +41,7 @@ const std::string create_model_result = R"({"type":"create_model","model_id":"s1
 
 ScriptedResponse rate_limited() {
   ScriptedResponse response(429, R"({"detail":"slow down"})");
-  response.headers.emplace_back("retry-after", "7");  // ignored by layer 4 (doc/protocol.md#headers)
+  response.headers.emplace_back("retry-after", "7");  // ignored by future polling (doc/protocol.md#headers)
   return response;
 }
 

@@ -1,6 +1,6 @@
 // The sampling throttles: the process-wide backoff registry (one state per base URL and key,
 // created once under contention), the backoff waits chosen by prompt size, the dispatch count,
-// throttled count and byte limits, the prompt estimate, and retry layer 3's delays and stuck
+// throttled count and byte limits, the prompt estimate, and sample resubmission's delays and stuck
 // detection.
 #include "client/sampling/dispatch.hpp"
 #include "client/sampling/retry.hpp"

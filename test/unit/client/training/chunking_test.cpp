@@ -1,5 +1,6 @@
 // Splitting a forward_backward batch into chunks (doc/training.md#chunking) by the 0.25.0 byte estimate (7.3).
 #include "client/training/chunking.hpp"
+#include "support/expect_error.hpp"
 
 #include <tinker/error.hpp>
 
@@ -42,16 +43,6 @@ std::vector<DatumRange> ranges(std::initializer_list<std::pair<std::size_t, std:
   std::vector<DatumRange> out;
   for (const auto& [begin, end] : bounds) out.emplace_back(begin, end);
   return out;
-}
-
-void expect_error(errc code, const std::string& text, const std::function<void()>& call) {
-  try {
-    call();
-    ADD_FAILURE() << "no error";
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), make_error_code(code));
-    EXPECT_THAT(e.what(), HasSubstr(text));
-  }
 }
 
 TEST(ChunkLimits, DefaultsAreTheServiceFlags) {
@@ -120,12 +111,13 @@ TEST(SplitIntoChunks, OversizeDatumFormsItsOwnChunk) {
 
 TEST(SplitIntoChunks, RefusesEmptyDataAndBadLimits) {
   const std::vector<Datum> empty;
-  expect_error(errc::invalid_argument, "No data provided", [&] { split_into_chunks(empty, ChunkLimits()); });
+  test::expect_tinker_error(errc::invalid_argument, "No data provided",
+                            [&] { split_into_chunks(empty, ChunkLimits()); });
   const auto data = batch_of({1});
-  expect_error(errc::invalid_configuration, "fwdbwd_max_chunk_len",
-               [&] { split_into_chunks(data, ChunkLimits(0, 100)); });
-  expect_error(errc::invalid_configuration, "fwdbwd_max_chunk_bytes_count",
-               [&] { split_into_chunks(data, ChunkLimits(10, 0)); });
+  test::expect_tinker_error(errc::invalid_configuration, "fwdbwd_max_chunk_len",
+                            [&] { split_into_chunks(data, ChunkLimits(0, 100)); });
+  test::expect_tinker_error(errc::invalid_configuration, "fwdbwd_max_chunk_bytes_count",
+                            [&] { split_into_chunks(data, ChunkLimits(10, 0)); });
 }
 
 TEST(TakeChunkInputs, MovesDatumsAndCopiesTheLoss) {
@@ -149,10 +141,11 @@ TEST(TakeChunkInputs, BadRangesLoseNothing) {
   const auto original = batch_of({1, 2, 3});
   ForwardBackwardInput input(original, loss_fn::cross_entropy);
   const auto outside = ranges({{0, 2}, {2, 4}});
-  expect_error(errc::invalid_argument, "[2, 4)", [&] { take_chunk_inputs(std::move(input), outside); });
+  test::expect_tinker_error(errc::invalid_argument, "[2, 4)", [&] { take_chunk_inputs(std::move(input), outside); });
   EXPECT_EQ(input.data, original);  // validated before anything was moved
   const auto overlapping = ranges({{0, 2}, {1, 3}});
-  expect_error(errc::invalid_argument, "out of order", [&] { take_chunk_inputs(std::move(input), overlapping); });
+  test::expect_tinker_error(errc::invalid_argument, "out of order",
+                            [&] { take_chunk_inputs(std::move(input), overlapping); });
   EXPECT_EQ(input.data, original);
 }
 

@@ -1,6 +1,7 @@
 // Combining chunk results of one forward_backward (doc/training.md#chunking): outputs in datum order and every
 // metric reduction, with hand-computed expectations.
 #include "client/training/combine.hpp"
+#include "support/expect_error.hpp"
 
 #include <tinker/error.hpp>
 
@@ -38,16 +39,6 @@ Metrics metric(const std::string& key, double value) {
 Metrics combine_two(const std::string& key, double v0, double v1) {
   const std::vector<ForwardBackwardOutput> chunks = {chunk(2, 0, metric(key, v0)), chunk(1, 0, metric(key, v1))};
   return combine_metrics(chunks);
-}
-
-void expect_error(errc code, const std::string& text, const std::function<void()>& call) {
-  try {
-    call();
-    ADD_FAILURE() << "no error";
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), make_error_code(code));
-    EXPECT_THAT(e.what(), HasSubstr(text));
-  }
 }
 
 TEST(CombineMetrics, Sum) {
@@ -100,9 +91,9 @@ TEST(CombineMetrics, HashUnorderedIsOrderInsensitiveOverIntegerParts) {
 }
 
 TEST(CombineMetrics, HashUnorderedRefusesValuesWithoutAnIntegerPart) {
-  expect_error(errc::protocol_error, "\"seen:hash_unordered\"",
-               [] { combine_two("seen:hash_unordered", 1.0, std::numeric_limits<double>::infinity()); });
-  expect_error(errc::protocol_error, "\"h\"", [] { hash_unordered(std::vector<double>{1e19}, "h"); });
+  test::expect_tinker_error(errc::protocol_error, "\"seen:hash_unordered\"",
+                            [] { combine_two("seen:hash_unordered", 1.0, std::numeric_limits<double>::infinity()); });
+  test::expect_tinker_error(errc::protocol_error, "\"h\"", [] { hash_unordered(std::vector<double>{1e19}, "h"); });
 }
 
 TEST(CombineMetrics, KeysMissingFromAChunkOrWithUnknownReductionsAreDropped) {
@@ -121,11 +112,11 @@ TEST(CombineMetrics, KeysMissingFromAChunkOrWithUnknownReductionsAreDropped) {
 }
 
 TEST(CombineMetrics, KeyWithoutExactlyOneColonIsAnErrorNamingIt) {
-  expect_error(errc::protocol_error, "\"loss\"", [] { combine_two("loss", 1, 2); });
-  expect_error(errc::protocol_error, "\"a:b:sum\"", [] { combine_two("a:b:sum", 1, 2); });
+  test::expect_tinker_error(errc::protocol_error, "\"loss\"", [] { combine_two("loss", 1, 2); });
+  test::expect_tinker_error(errc::protocol_error, "\"a:b:sum\"", [] { combine_two("a:b:sum", 1, 2); });
   // Single-chunk results go through the same checks.
   const std::vector<ForwardBackwardOutput> one = {chunk(1, 0, metric("loss", 1))};
-  expect_error(errc::protocol_error, "\"loss\"", [&] { combine_metrics(one); });
+  test::expect_tinker_error(errc::protocol_error, "\"loss\"", [&] { combine_metrics(one); });
 }
 
 TEST(CombineChunkOutputs, ConcatenatesOutputsInChunkOrderAndKeepsTheFirstType) {
@@ -149,13 +140,14 @@ TEST(CombineChunkOutputs, SingleChunkIsCombinedToo) {
 }
 
 TEST(CombineChunkOutputs, RefusesMismatchedCountsAndNoChunks) {
-  expect_error(errc::invalid_argument, "no chunk results", [] { combine_chunk_outputs({}); });
+  test::expect_tinker_error(errc::invalid_argument, "no chunk results", [] { combine_chunk_outputs({}); });
   const std::vector<std::size_t> counts = {2, 2};
-  expect_error(errc::protocol_error, "chunk 1 of forward_backward returned 1 loss_fn_outputs for 2 datums", [&] {
-    combine_chunk_outputs({chunk(2, 0, {}), chunk(1, 0, {})}, counts);
-  });
+  test::expect_tinker_error(errc::protocol_error, "chunk 1 of forward_backward returned 1 loss_fn_outputs for 2 datums",
+                            [&] {
+                              combine_chunk_outputs({chunk(2, 0, {}), chunk(1, 0, {})}, counts);
+                            });
   const std::vector<std::size_t> one_count = {2};
-  expect_error(errc::invalid_argument, "1 datum counts for 2 chunks", [&] {
+  test::expect_tinker_error(errc::invalid_argument, "1 datum counts for 2 chunks", [&] {
     combine_chunk_outputs({chunk(2, 0, {}), chunk(2, 0, {})}, one_count);
   });
 }

@@ -1,0 +1,90 @@
+# Checks that the layer table of the documentation says what the build says: every layer of the
+# table in src/layers.cmake has one row, in the same order, naming the same folders and the same
+# used layers, and the documentation has no other row. Prints every difference and fails.
+#
+#   cmake -DTINKER_LAYER_TABLE=<src/layers.cmake> -DTINKER_LAYER_DOC=<doc/architecture.md> -P TinkerCheckLayerDoc.cmake
+#
+# The documented table sits between the lines <!-- layer-table --> and <!-- /layer-table -->; each
+# row reads | layer | library | folders | uses | what it holds |, folders as `src/<folder>/` and
+# uses as layer names separated by commas ("—" when the layer uses none).
+
+cmake_minimum_required(VERSION 3.25)
+foreach(required IN ITEMS TINKER_LAYER_TABLE TINKER_LAYER_DOC)
+  if(NOT DEFINED ${required})
+    message(FATAL_ERROR "TinkerCheckLayerDoc.cmake: -D${required}=... is required")
+  endif()
+endforeach()
+
+include("${CMAKE_CURRENT_LIST_DIR}/TinkerLayers.cmake")
+include("${TINKER_LAYER_TABLE}")
+get_property(layers GLOBAL PROPERTY TINKER_LAYERS)
+
+# The rows between the markers, as "layer;folders;uses" with folders and uses comma-joined.
+# (Semicolons would split CMake list items: they become commas before the text is cut into lines.)
+file(READ "${TINKER_LAYER_DOC}" text)
+string(REPLACE ";" "," text "${text}")
+string(REPLACE "\n" ";" lines "${text}")
+set(inside FALSE)
+set(found_markers 0)
+set(documented "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^<!-- layer-table -->")
+    set(inside TRUE)
+    math(EXPR found_markers "${found_markers} + 1")
+    continue()
+  elseif(line MATCHES "^<!-- /layer-table -->")
+    set(inside FALSE)
+    continue()
+  endif()
+  if(NOT inside OR NOT line MATCHES "^\\|" OR line MATCHES "^[|: -]+$" OR line MATCHES "^\\| *layer *\\|")
+    continue()
+  endif()
+  string(REGEX REPLACE "^\\| *([^|]*[^| ]) *\\|[^|]*\\|([^|]*)\\|([^|]*)\\|.*$" "\\1;\\2;\\3" cells "${line}")
+  list(GET cells 0 name)
+  list(GET cells 1 folders_cell)
+  list(GET cells 2 uses_cell)
+  string(REGEX MATCHALL "`src/[^`]+/`" folders "${folders_cell}")
+  list(TRANSFORM folders REPLACE "^`src/(.+)/`$" "\\1")
+  list(JOIN folders "," folders)
+  string(REGEX MATCHALL "[a-z_]+" uses "${uses_cell}")
+  list(JOIN uses "," uses)
+  list(APPEND documented "${name}|${folders}|${uses}")
+endforeach()
+if(NOT found_markers EQUAL 1)
+  message(FATAL_ERROR "${TINKER_LAYER_DOC}: expected one <!-- layer-table --> marker, found ${found_markers}")
+endif()
+
+set(built "")
+foreach(layer IN LISTS layers)
+  get_property(paths GLOBAL PROPERTY TINKER_LAYER_PATHS_${layer})
+  get_property(uses GLOBAL PROPERTY TINKER_LAYER_USES_${layer})
+  list(JOIN paths "," paths)
+  list(JOIN uses "," uses)
+  list(APPEND built "${layer}|${paths}|${uses}")
+endforeach()
+
+set(differences "")
+list(LENGTH built built_count)
+list(LENGTH documented documented_count)
+set(index 0)
+while(index LESS built_count OR index LESS documented_count)
+  set(want "(no row)")
+  set(have "(no row)")
+  if(index LESS built_count)
+    list(GET built ${index} want)
+  endif()
+  if(index LESS documented_count)
+    list(GET documented ${index} have)
+  endif()
+  if(NOT want STREQUAL have)
+    list(APPEND differences "row ${index}: the build says '${want}', the documentation says '${have}'")
+  endif()
+  math(EXPR index "${index} + 1")
+endwhile()
+
+if(differences)
+  list(JOIN differences "\n  " listed)
+  message(FATAL_ERROR "The layer table of ${TINKER_LAYER_DOC} does not match ${TINKER_LAYER_TABLE} "
+                      "(rows as layer|folders|uses, bottom up):\n  ${listed}")
+endif()
+message(STATUS "Layer documentation: ${built_count} layers, the table matches the build")

@@ -1,0 +1,115 @@
+// `tinker checkpoint download PATH [-o DIR] [--force]` (doc/cli.md): the SDK's download (archive URL,
+// streamed GET with resumption, size check, safe extraction) with a progress bar on a terminal.
+#include "programs/cli/checkpoint_support.hpp"
+#include "programs/cli/context.hpp"
+#include "programs/cli/output.hpp"
+#include "programs/cli/transfer.hpp"
+
+#include <tinker/async.hpp>
+#include <tinker/download.hpp>
+#include <tinker/error.hpp>
+
+#include <CLI/CLI.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <ostream>
+
+namespace tinker::cli {
+
+ProgressBar::ProgressBar(std::ostream& err, bool enabled, std::string label)
+    : err_(err), enabled_(enabled), label_(std::move(label)) {}
+
+void ProgressBar::update(std::uint64_t done, std::optional<std::uint64_t> total) {
+  if (!enabled_) return;
+  std::string line = "\r" + label_ + "  ";
+  if (total && *total > 0) {
+    constexpr int width = 30;
+    const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(*total));
+    const int filled = static_cast<int>(fraction * width);
+    line += "[" + std::string(static_cast<std::size_t>(filled), '#') +
+            std::string(static_cast<std::size_t>(width - filled), '-') + "]";
+    char percent[16];
+    std::snprintf(percent, sizeof percent, " %3d%%  ", static_cast<int>(fraction * 100.0));
+    line += percent;
+    line += display_size(static_cast<std::int64_t>(done)) + " / " + display_size(static_cast<std::int64_t>(*total));
+  } else {
+    line += display_size(static_cast<std::int64_t>(done));
+  }
+  line += "   ";  // wipes the tail of a longer previous line
+  err_ << line << std::flush;
+  drawn_ = true;
+}
+
+void ProgressBar::finish() {
+  if (drawn_) err_ << '\n' << std::flush;
+  drawn_ = false;
+}
+
+namespace {
+namespace asio = boost::asio;
+
+class DownloadCommandOptions {
+ public:
+  DownloadCommandOptions() = default;
+  std::string path;
+  std::string output_dir;  // empty: the current directory
+  bool force = false;
+};
+
+asio::awaitable<void> checkpoint_download(Context& context, DownloadCommandOptions command) {
+  DownloadOptions options{std::filesystem::path(command.output_dir)};
+  options.force = command.force;
+  auto bar = std::make_shared<ProgressBar>(context.err, context.env.error_is_terminal, "Downloading");
+  options.on_progress = [bar](const DownloadProgress& progress) {
+    bar->update(progress.bytes_done, progress.bytes_total);
+  };
+  DownloadResult result;
+  try {
+    result = co_await context.rest().async_download_checkpoint(command.path, options, use_awaitable);
+  } catch (const error& e) {
+    bar->finish();
+    // The SDK's "already exists" (no request made), in the command line's terms.
+    if (e.code() != errc::conflict || e.diag().http_status != 0) throw;
+    const std::filesystem::path target = std::filesystem::path(command.output_dir) / download_target_name(command.path);
+    throw CliError(target.string() + " already exists; pass --force to replace it");
+  } catch (...) {
+    bar->finish();
+    throw;
+  }
+  bar->finish();
+  if (context.json()) {
+    boost::json::object object;
+    object["checkpoint_path"] = command.path;
+    object["destination"] = result.path.string();
+    object["archive_bytes"] = result.archive_bytes;
+    object["resumes"] = result.resumes;
+    boost::json::array files;
+    for (const std::string& file : result.files) files.emplace_back(file);
+    object["files"] = std::move(files);
+    print_json(context.out, object);
+    co_return;
+  }
+  const Properties rows = {{"Checkpoint Path", command.path},
+                           {"Extracted To", result.path.string()},
+                           {"Archive Size", display_size(static_cast<std::int64_t>(result.archive_bytes))},
+                           {"Files", std::to_string(result.files.size())},
+                           {"Resumes", std::to_string(result.resumes)}};
+  print_properties(context.out, rows);
+}
+
+}  // namespace
+
+void add_checkpoint_download_command(CLI::App& group, Action& action) {
+  auto options = std::make_shared<DownloadCommandOptions>();
+  CLI::App& cmd =
+      add_command(group, "download", "Download and extract a checkpoint", action, options, checkpoint_download);
+  add_tinker_path_argument(cmd, options->path);
+  cmd.add_option("-o,--output", options->output_dir,
+                 "Parent directory (default: the current one); the checkpoint goes to <DIR>/<run>_<kind>_<name>");
+  cmd.add_flag("--force", options->force, "Replace an existing download");
+}
+
+}  // namespace tinker::cli

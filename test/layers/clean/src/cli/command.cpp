@@ -1,3 +1,0 @@
-// Fixture of the layer check test: the CLI includes its own headers and public ones.
-#include "cli/command.hpp"
-#include <tinker/rest_client.hpp>

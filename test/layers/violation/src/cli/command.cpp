@@ -1,3 +1,0 @@
-// Fixture of the layer check test: a command of the CLI reaching into the HTTP layer.
-#include "cli/command.hpp"
-#include "http/client.hpp"
