@@ -10,6 +10,12 @@ endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # Known GCC 12 false positive in coroutine frames at -O2 (doc/architecture.md#toolchain-rules).
   target_compile_options(tinker_compile_options INTERFACE -Wno-mismatched-new-delete)
+  if(CMAKE_UNITY_BUILD)
+    # A unity build compiles each source as an include of a generated file, so GCC sees every type of
+    # an anonymous namespace as "declared in a header" and warns when a coroutine frame holds one
+    # (-Wsubobject-linkage); in a unity build that is the build's doing, not a fault in the code.
+    target_compile_options(tinker_compile_options INTERFACE -Wno-subobject-linkage)
+  endif()
 endif()
 
 if(TINKER_SANITIZE)
