@@ -15,7 +15,7 @@
 // Include this header in one translation unit only: it defines the replacements.
 #pragma once
 
-#include "heap_probe.hpp"
+#include "support/heap_probe.hpp"
 
 #include <dlfcn.h>
 #include <sys/epoll.h>

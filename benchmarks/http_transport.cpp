@@ -14,9 +14,9 @@
 // Run through benchmarks/http_vs_raw.sh for medians and ratios. The rates depend on the VM's
 // cross-thread wake-up latency (doc/performance.md): compare the two sides of one run, never
 // numbers of different runs.
-#include "heap_probe.hpp"
 #include "http/client.hpp"
 #include "http/headers.hpp"
+#include "support/heap_probe.hpp"
 
 #include <tinker/config.hpp>
 #include <tinker/error.hpp>

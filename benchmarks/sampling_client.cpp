@@ -18,8 +18,8 @@
 // in-flight request.
 //
 // Usage: tinker-bench-sampling-client [seconds-per-point=2]
-#include "heap_probe.hpp"
 #include "programs/bench/raw_tinker_client.hpp"
+#include "support/heap_probe.hpp"
 
 #include <tinker/local/server.hpp>
 #include <tinker/tinker.hpp>

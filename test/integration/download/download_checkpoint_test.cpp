@@ -7,6 +7,7 @@
 #include "integration/download/download_support.hpp"
 #include "integration/rest/rest_support.hpp"
 #include "support/tar_builder.hpp"
+#include "support/temp_files.hpp"
 
 #include <tinker/download.hpp>
 
@@ -15,7 +16,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <sstream>
 
 namespace tinker::test {
@@ -28,16 +28,12 @@ class DownloadCheckpoint : public RestService {
  protected:
   void SetUp() override {
     RestService::SetUp();
-    std::random_device seed;
-    out_dir = fs::temp_directory_path() / ("tinker-download-test-" + std::to_string(seed()));
-    fs::create_directories(out_dir);
     service = make_fast_service();
     made = run(make_run(*service, {"packed"}));
     path = made.training_paths.at(0);
   }
   void TearDown() override {
     service.reset();
-    fs::remove_all(out_dir);
     RestService::TearDown();
   }
 
@@ -83,7 +79,8 @@ class DownloadCheckpoint : public RestService {
     EXPECT_EQ(on_disk, names);
   }
 
-  fs::path out_dir;
+  const TempDir scratch{"tinker-download-test"};
+  const fs::path out_dir = scratch.path();
   std::unique_ptr<ServiceClient> service;
   RunWithCheckpoints made;
   std::string path;

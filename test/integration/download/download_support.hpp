@@ -1,5 +1,8 @@
-// What the download tests look at on disk: a file's bytes and a directory's entries.
+// What the download tests look at on disk: a file's bytes (read_file, support/temp_files.hpp) and a
+// directory's entries.
 #pragma once
+
+#include "support/temp_files.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,14 +12,6 @@
 #include <vector>
 
 namespace tinker::test {
-
-/// The bytes of `path` ("" when it cannot be read).
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 /// The names directly in `dir`, sorted: what a download left behind.
 inline std::vector<std::string> entries_of(const std::filesystem::path& dir) {

@@ -4,6 +4,7 @@
 // invalid_argument before anything is sent, and a URL the server rejects leaves no file behind.
 #include "integration/download/download_support.hpp"
 #include "integration/rest/rest_support.hpp"
+#include "support/temp_files.hpp"
 
 #include <tinker/download.hpp>
 #include <tinker/rest_client.hpp>
@@ -12,7 +13,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 namespace tinker::test {
@@ -25,9 +25,6 @@ class DownloadUrl : public RestService {
  protected:
   void SetUp() override {
     RestService::SetUp();
-    std::random_device seed;
-    out_dir = fs::temp_directory_path() / ("tinker-download-url-test-" + std::to_string(seed()));
-    fs::create_directories(out_dir);
     service = make_fast_service();
     const RunWithCheckpoints made = run(make_run(*service, {"packed"}));
     RestClient rest = service->create_rest_client();
@@ -36,7 +33,6 @@ class DownloadUrl : public RestService {
   }
   void TearDown() override {
     service.reset();
-    fs::remove_all(out_dir);
     RestService::TearDown();
   }
 
@@ -57,7 +53,8 @@ class DownloadUrl : public RestService {
 
   std::size_t archive_requests() const { return requests_to(server->audit(), ".tar").size(); }
 
-  fs::path out_dir;
+  const TempDir scratch{"tinker-download-url-test"};
+  const fs::path out_dir = scratch.path();
   std::unique_ptr<ServiceClient> service;
   std::string archive_url;
 };

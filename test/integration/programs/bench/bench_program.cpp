@@ -1,6 +1,7 @@
 #include "integration/programs/bench/bench_program.hpp"
 
 #include "integration/support/local_service.hpp"
+#include "support/temp_files.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -19,13 +20,6 @@ extern char** environ;
 
 namespace tinker::test {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<std::string> environment_of(const ChildEnvironment& environment) {
   std::vector<std::string> entries;

@@ -1,13 +1,13 @@
 // `tinker checkpoint download` and `tinker session export-trace` (to a file) against tinker-local:
 // the extracted files, --force, the progress bar only on a terminal, errors leave nothing behind.
 #include "integration/programs/cli/cli_support.hpp"
+#include "support/temp_files.hpp"
 
 #include <tinker/download.hpp>
 
 #include <gmock/gmock.h>
 
 #include <filesystem>
-#include <random>
 
 namespace tinker::test {
 namespace {
@@ -18,16 +18,7 @@ using ::testing::StartsWith;
 
 class CliDownload : public CliTest {
  protected:
-  void SetUp() override {
-    CliTest::SetUp();
-    std::random_device seed;
-    out_dir = fs::temp_directory_path() / ("tinker-cli-download-" + std::to_string(seed()));
-    fs::create_directories(out_dir);
-  }
-  void TearDown() override {
-    fs::remove_all(out_dir);
-    CliTest::TearDown();
-  }
+  void SetUp() override { CliTest::SetUp(); }
 
   std::vector<std::string> entries() const {
     std::vector<std::string> names;
@@ -35,7 +26,8 @@ class CliDownload : public CliTest {
     return names;
   }
 
-  fs::path out_dir;
+  const TempDir scratch{"tinker-cli-download"};
+  const fs::path out_dir = scratch.path();
 };
 
 TEST_F(CliDownload, DownloadsAndExtractsACheckpoint) {

@@ -2,7 +2,7 @@
 // built with the same detail::start machinery as every public async_x: the value or a
 // tinker::error with the operation's diagnostics, and each composition with Asio's adapters
 // (as_tuple, redirect_error, bind_cancellation_slot, deferred, parallel_group).
-#include "support/allocation_counter.hpp"
+#include "support/heap_probe.hpp"
 
 #include <tinker/async.hpp>
 
@@ -22,6 +22,7 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <thread>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -489,6 +490,15 @@ asio::awaitable<std::uint64_t> count_allocations(FakeClient client, int rounds, 
     }
   }
   co_return counting.allocations();
+}
+
+// The counter the next test relies on sees an allocation of this thread, and none of another's.
+TEST(AllocationCountTest, CountsThisThreadsAllocationsOnly) {
+  const AllocationCount counting;
+  auto owned = std::make_unique<int>(7);
+  std::thread([] { auto elsewhere = std::make_unique<int>(8); }).join();
+  EXPECT_EQ(counting.allocations(), 1u + 1u) << "the make_unique, and the std::thread's state";
+  EXPECT_EQ(*owned, 7);
 }
 
 TEST_F(UseAwaitable, APlainCoAwaitAllocatesNoMoreThanAsiosOwnToken) {

@@ -3,6 +3,7 @@
 #include "client/rest/archive_extract.hpp"
 
 #include "support/tar_builder.hpp"
+#include "support/temp_files.hpp"
 
 #include <tinker/error.hpp>
 
@@ -10,7 +11,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 namespace tinker::client::rest {
@@ -18,15 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::TarBuilder;
+using test::TempDir;
 
 class ArchiveExtract : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::random_device seed;
-    dir = fs::temp_directory_path() / ("tinker-extract-test-" + std::to_string(seed()));
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
 
   fs::path write_archive(const std::string& bytes) {
     const fs::path path = dir / "archive.tar";
@@ -52,7 +47,8 @@ class ArchiveExtract : public ::testing::Test {
     }
   }
 
-  fs::path dir;
+  const TempDir scratch{"tinker-extract-test"};
+  const fs::path dir = scratch.path();
 };
 
 TEST_F(ArchiveExtract, RegularFilesAndDirectoriesComeOutByteForByte) {

@@ -300,22 +300,5 @@ TEST(TinyLmTraining, ForwardOnlyChangesNothing) {
   EXPECT_EQ(forward_backward(base, lora, batch, false), forward);
   EXPECT_THAT(lora.impl().grads, ::testing::Contains(::testing::Ne(0.0)));
 }
-
-// Reports the cost of one training step at the server's real size (vocabulary 1000).
-TEST(TinyLmTraining, StepTiming) {
-  const BaseModel base("timing", small_arch(1000));
-  const ForwardBackwardInput batch = sft_batch(1000, 4, 33);
-  LoraState lora(base, lora_settings(32, 1));
-  const auto start = std::chrono::steady_clock::now();
-  constexpr int kSteps = 3;
-  for (int i = 0; i < kSteps; ++i) {
-    forward_backward(base, lora, batch, false);
-    optim_step(lora, AdamParams(1e-3));
-  }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / kSteps;
-  RecordProperty("step_ms", std::to_string(ms));
-  std::printf("forward_backward + optim_step, 4 x 32 tokens, V=1000, rank 32: %.1f ms\n", ms);
-}
 }  // namespace
 }  // namespace tinker::local::model
