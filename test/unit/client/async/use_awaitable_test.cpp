@@ -22,9 +22,9 @@
 #include <chrono>
 #include <future>
 #include <memory>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 

@@ -22,7 +22,6 @@ using test::TempDir;
 
 class ArchiveExtract : public ::testing::Test {
  protected:
-
   fs::path write_archive(const std::string& bytes) {
     const fs::path path = dir / "archive.tar";
     std::ofstream(path, std::ios::binary) << bytes;
