@@ -1,6 +1,7 @@
 // sync::RestClient::download_checkpoint / try_download_checkpoint: the blocking forms, with the
 // progress callback on the client's io thread and errors as tinker::error / Result.
 #include "integration/sync/sync_support.hpp"
+#include "support/temp_files.hpp"
 
 #include <tinker/download.hpp>
 #include <tinker/sync/rest_client.hpp>
@@ -8,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <random>
 #include <thread>
 
 namespace tinker::test {
@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 class SyncDownload : public SyncService {};
 
 TEST_F(SyncDownload, DownloadsWithProgressAndReportsAConflict) {
-  std::random_device seed;
-  const fs::path out_dir = fs::temp_directory_path() / ("tinker-sync-download-" + std::to_string(seed()));
+  const TempDir scratch("tinker-sync-download");
+  const fs::path out_dir = scratch.path();
   sync::ServiceClient service = make_sync_service();
   sync::TrainingClient training = service.create_lora_training_client(std::string(tiny_model), 4);
   const std::string path = training.save_state("blocking").get().path;
@@ -42,7 +42,6 @@ TEST_F(SyncDownload, DownloadsWithProgressAndReportsAConflict) {
   const sync::Result<DownloadResult> again = rest.try_download_checkpoint(path, DownloadOptions(out_dir));
   ASSERT_TRUE(again.has_error());
   EXPECT_EQ(again.error().code, errc::conflict);
-  fs::remove_all(out_dir);
 }
 
 }  // namespace

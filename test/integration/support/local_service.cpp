@@ -1,7 +1,7 @@
 #include "integration/support/local_service.hpp"
+#include "support/temp_files.hpp"
 
 #include <cstdlib>
-#include <random>
 
 namespace tinker::test {
 namespace {
@@ -11,19 +11,13 @@ namespace fs = std::filesystem;
 class HubCache {
  public:
   HubCache() {
-    std::random_device random;
-    path = fs::temp_directory_path() / ("tinker-integration-hub-" + std::to_string(random()));
-    fs::create_directories(path);
     ::setenv("HF_HUB_CACHE", path.c_str(), 1);
     // A tokenizer missing from this cache is never asked of the public Hub (tests that download
     // point HF_ENDPOINT at tinker-local and lift this themselves).
     ::setenv("HF_HUB_OFFLINE", "1", 1);
   }
-  ~HubCache() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  fs::path path;
+  const TempDir directory{"tinker-integration-hub"};
+  const fs::path path = directory.path();
 };
 
 }  // namespace

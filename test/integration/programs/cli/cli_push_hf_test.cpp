@@ -3,6 +3,7 @@
 // download path (tinker/hub_upload.hpp), in both output formats; private/public, --revision,
 // --create-pr, the default repo id, allow/ignore patterns, and the failures a user meets.
 #include "integration/programs/cli/cli_support.hpp"
+#include "support/temp_files.hpp"
 
 #include <tinker/download.hpp>
 #include <tinker/error.hpp>
@@ -12,7 +13,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 namespace tinker::test {
@@ -26,16 +26,7 @@ using ::testing::StartsWith;
 
 class CliPushHf : public CliTest {
  protected:
-  void SetUp() override {
-    CliTest::SetUp();
-    std::random_device seed;
-    scratch = fs::temp_directory_path() / ("tinker-cli-push-hf-" + std::to_string(seed()));
-    fs::create_directories(scratch);
-  }
-  void TearDown() override {
-    fs::remove_all(scratch);
-    CliTest::TearDown();
-  }
+  void SetUp() override { CliTest::SetUp(); }
 
   HubOptions hub(std::string token = std::string(test_api_key)) const {
     HubOptions options;
@@ -81,7 +72,8 @@ class CliPushHf : public CliTest {
     return found;
   }
 
-  fs::path scratch;
+  const TempDir scratch_dir{"tinker-cli-push-hf"};
+  const fs::path scratch = scratch_dir.path();
 };
 
 std::vector<std::string> strings(const boost::json::value& array) {

@@ -2,28 +2,12 @@
 
 #include <tinker/error.hpp>
 
-#include <unistd.h>
-
-#include <atomic>
 #include <fstream>
-#include <random>
 
 namespace tinker::test::hf {
 
-TempTokenizerDir::TempTokenizerDir() {
-  static std::atomic<int> counter{0};
-  path_ = std::filesystem::temp_directory_path() /
-          ("tinker-hf-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  std::filesystem::create_directories(path_);
-}
-
-TempTokenizerDir::~TempTokenizerDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 std::filesystem::path TempTokenizerDir::write(const std::string& name, const std::string& content) const {
-  const auto file = path_ / name;
+  const auto file = path() / name;
   std::ofstream out(file, std::ios::binary);
   out << content;
   return file;

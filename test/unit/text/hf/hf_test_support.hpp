@@ -2,6 +2,8 @@
 // the comparison with the reference implementation.
 #pragma once
 
+#include "support/temp_files.hpp"
+
 #include "support/tokenizer_reference.hpp"
 
 #include <tinker/tokenizer.hpp>
@@ -18,17 +20,12 @@ namespace tinker::test::hf {
 /// A temporary directory holding files written by the test, removed at the end.
 class TempTokenizerDir {
  public:
-  TempTokenizerDir();
-  ~TempTokenizerDir();
-  TempTokenizerDir(const TempTokenizerDir&) = delete;
-  TempTokenizerDir& operator=(const TempTokenizerDir&) = delete;
-
   /// Writes `content` to <dir>/<name> and returns its path.
   std::filesystem::path write(const std::string& name, const std::string& content) const;
-  const std::filesystem::path& path() const noexcept { return path_; }
+  const std::filesystem::path& path() const noexcept { return directory_.path(); }
 
  private:
-  std::filesystem::path path_;
+  TempDir directory_{"tinker-hf-test"};
 };
 
 /// A tokenizer.json with a BPE model over `vocab` (token -> id) and `merges`, and the given
