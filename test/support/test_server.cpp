@@ -406,7 +406,9 @@ asio::awaitable<error_code> exchange(Stream& stream, RawRequest request, RawResp
   const auto& got = parser.get();
   response.status = static_cast<int>(got.result_int());
   response.headers.clear();
-  for (const auto& field : got) response.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+  for (const auto& field : got) {
+    response.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
   response.body = got.body();
   response.keep_alive = got.keep_alive();
   co_return error_code();
@@ -422,22 +424,6 @@ asio::awaitable<error_code> raw_exchange(beast::tcp_stream& stream, RawRequest r
 asio::awaitable<error_code> raw_exchange(TlsClientStream& stream, RawRequest request, RawResponse& response,
                                          std::chrono::milliseconds timeout) {
   return exchange(stream, std::move(request), response, timeout);
-}
-
-RawClient::RawClient(std::uint16_t port) {
-  const error_code ec = run_until_done(ioc, raw_connect(stream, port));
-  if (ec) throw boost::system::system_error(ec, "RawClient: connect");
-}
-
-error_code RawClient::exchange(RawRequest request, RawResponse& response, std::chrono::milliseconds timeout) {
-  return run_until_done(ioc, raw_exchange(stream, std::move(request), response, timeout));
-}
-
-RawResponse RawClient::get(std::string target) {
-  RawResponse response;
-  const error_code ec = exchange(RawRequest("GET", std::move(target)), response);
-  if (ec) throw boost::system::system_error(ec, "RawClient: GET");
-  return response;
 }
 
 }  // namespace tinker::test

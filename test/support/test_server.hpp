@@ -1,11 +1,13 @@
-// A scripted HTTP/1.1 server on loopback for transport tests, plus a minimal raw Beast client
-// for tests that must not depend on the SDK's own client.
+// A scripted HTTP/1.1 server on loopback for transport tests, plus raw Beast coroutines
+// (raw_connect, raw_exchange) for tests that drive a stream themselves, such as over TLS. The
+// blocking raw client is RawHttpClient (support/raw_http_client.hpp).
 //
 // The server runs on its own io_context and thread, so a test drives the client on the test's
 // io_context. The server thread and the test thread share only mutex-protected state (script,
 // handler, recorded requests, counters); everything else lives on the server thread.
 #pragma once
 
+#include "support/raw_http_client.hpp"
 #include "support/test_certs.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -30,8 +32,6 @@
 #include <vector>
 
 namespace tinker::test {
-
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 /// One scripted answer. Flags are checked in this order: close_without_response, no_response,
 /// raw, truncate, then a normal response.
@@ -124,7 +124,7 @@ class ScriptedServer {
   std::unique_ptr<Impl> impl_;
 };
 
-// ---- raw Beast client ------------------------------------------------------------------------
+// ---- raw Beast coroutines ---------------------------------------------------------------------
 
 using TlsClientStream = boost::asio::ssl::stream<boost::beast::tcp_stream>;
 
@@ -142,43 +142,18 @@ class RawRequest {
   bool keep_alive = true;
 };
 
-class RawResponse {
- public:
-  RawResponse() = default;
-
-  int status = 0;
-  HeaderList headers;  ///< names lower-cased
-  std::string body;
-  bool keep_alive = false;
-};
-
 /// Connects `stream` to 127.0.0.1:`port`.
 boost::asio::awaitable<boost::system::error_code> raw_connect(
     boost::beast::tcp_stream& stream, std::uint16_t port, std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
-/// Writes `request` and reads one response (body limit 64 MiB) within `timeout`.
+/// Writes `request` and reads one response (body limit 64 MiB) within `timeout` into `response`
+/// (header names as received).
 boost::asio::awaitable<boost::system::error_code> raw_exchange(
     boost::beast::tcp_stream& stream, RawRequest request, RawResponse& response,
     std::chrono::milliseconds timeout = std::chrono::seconds(5));
 boost::asio::awaitable<boost::system::error_code> raw_exchange(
     TlsClientStream& stream, RawRequest request, RawResponse& response,
     std::chrono::milliseconds timeout = std::chrono::seconds(5));
-
-/// A blocking client over raw_connect/raw_exchange with its own io_context, for step-by-step
-/// tests. `stream` stays usable for other operations (run them with run_until_done on `ioc`).
-class RawClient {
- public:
-  /// Connects to 127.0.0.1:`port`; throws boost::system::system_error on failure.
-  explicit RawClient(std::uint16_t port);
-
-  boost::system::error_code exchange(RawRequest request, RawResponse& response,
-                                     std::chrono::milliseconds timeout = std::chrono::seconds(5));
-  /// GET `target`; throws boost::system::system_error on failure.
-  RawResponse get(std::string target = "/");
-
-  boost::asio::io_context ioc;
-  boost::beast::tcp_stream stream{ioc};
-};
 
 /// Runs `op` on `ioc` (on the calling thread) until it finishes; throws std::runtime_error if it
 /// has not finished within `limit`.

@@ -4,6 +4,7 @@
 #include "core/redaction.hpp"
 #include "http/tls.hpp"
 
+#include "support/raw_http_client.hpp"
 #include "support/test_proxy.hpp"
 #include "support/test_server.hpp"
 
@@ -28,7 +29,7 @@ using tinker::errc;
 using tinker::http::ProxyEndpoint;
 using tinker::http::ProxySettings;
 using tinker::test::ConnectProxy;
-using tinker::test::RawClient;
+using tinker::test::RawHttpClient;
 using tinker::test::RawRequest;
 using tinker::test::RawResponse;
 using tinker::test::ScriptedResponse;
@@ -205,21 +206,22 @@ ProxyEndpoint endpoint_of(const ConnectProxy& proxy, const std::string& credenti
   return tinker::http::parse_proxy_url(url, "test");
 }
 
-error_code tunnel(RawClient& client, const ProxyEndpoint& endpoint, std::string host, std::uint16_t port,
+error_code tunnel(RawHttpClient& client, const ProxyEndpoint& endpoint, std::string host, std::uint16_t port,
                   std::string* reason, std::chrono::milliseconds timeout = 5s) {
   return tinker::test::run_until_done(
-      client.ioc, tinker::http::establish_tunnel(client.stream, endpoint, std::move(host), port, timeout, reason));
+      client.io_context(),
+      tinker::http::establish_tunnel(client.connection(), endpoint, std::move(host), port, timeout, reason));
 }
 
 TEST(Proxy, TunnelCarriesRequestsToTheTarget) {
   ScriptedServer server;
   server.push(ScriptedResponse(200, "through the tunnel"));
   ConnectProxy proxy;
-  RawClient client(proxy.port());
+  RawHttpClient client(proxy.port());
   std::string reason;
   ASSERT_FALSE(tunnel(client, endpoint_of(proxy), "127.0.0.1", server.port(), &reason)) << reason;
-  EXPECT_EQ(client.get("/via-proxy").body, "through the tunnel");
-  EXPECT_EQ(client.get().body, "{\"ok\":true}");
+  EXPECT_EQ(client.request("GET", "/via-proxy").body, "through the tunnel");
+  EXPECT_EQ(client.request("GET", "/").body, "{\"ok\":true}");
   EXPECT_EQ(proxy.tunnels_established(), 1u);
   EXPECT_EQ(proxy.connect_targets(), std::vector<std::string>{"127.0.0.1:" + std::to_string(server.port())});
   ASSERT_EQ(server.request_count(), 2u);
@@ -230,17 +232,17 @@ TEST(Proxy, TunnelCarriesRequestsToTheTarget) {
 TEST(Proxy, TunnelSendsCredentials) {
   ScriptedServer server;
   ConnectProxy proxy("Basic dXNlcjpwYXNz");
-  RawClient client(proxy.port());
+  RawHttpClient client(proxy.port());
   std::string reason;
   ASSERT_FALSE(tunnel(client, endpoint_of(proxy, "user:pass@"), "localhost", server.port(), &reason)) << reason;
-  EXPECT_EQ(client.get().status, 200);
+  EXPECT_EQ(client.request("GET", "/").status, 200);
   EXPECT_EQ(proxy.records()[0].authorization, "Basic dXNlcjpwYXNz");
   EXPECT_EQ(proxy.records()[0].target, "localhost:" + std::to_string(server.port()));
 }
 
 TEST(Proxy, MissingCredentialsFailWith407) {
   ConnectProxy proxy("Basic dXNlcjpwYXNz");
-  RawClient client(proxy.port());
+  RawHttpClient client(proxy.port());
   std::string reason;
   EXPECT_EQ(tunnel(client, endpoint_of(proxy), "api.example", 443, &reason), errc::connection_failed);
   EXPECT_EQ(reason, "proxy CONNECT to api.example:443 failed: HTTP 407 Proxy Authentication Required");
@@ -249,7 +251,7 @@ TEST(Proxy, MissingCredentialsFailWith407) {
 
 TEST(Proxy, WrongCredentialsFailWithoutShowingThem) {
   ConnectProxy proxy("Basic dXNlcjpwYXNz");
-  RawClient client(proxy.port());
+  RawHttpClient client(proxy.port());
   std::string reason;
   const auto endpoint = endpoint_of(proxy, "user:hunter2@");
   EXPECT_EQ(tunnel(client, endpoint, "api.example", 443, &reason), errc::connection_failed);
@@ -260,7 +262,7 @@ TEST(Proxy, WrongCredentialsFailWithoutShowingThem) {
 
 TEST(Proxy, UnreachableTargetFailsWith502) {
   ConnectProxy proxy;
-  RawClient client(proxy.port());
+  RawHttpClient client(proxy.port());
   std::string reason;
   EXPECT_EQ(tunnel(client, endpoint_of(proxy), "127.0.0.1", 1, &reason), errc::connection_failed);
   EXPECT_EQ(reason, "proxy CONNECT to 127.0.0.1:1 failed: HTTP 502 Bad Gateway");
@@ -272,7 +274,7 @@ TEST(Proxy, SilentProxyTimesOut) {
   ScriptedResponse silent;
   silent.no_response = true;
   fake_proxy.push(silent);
-  RawClient client(fake_proxy.port());
+  RawHttpClient client(fake_proxy.port());
   std::string reason;
   EXPECT_EQ(tunnel(client, ProxyEndpoint(), "api.example", 443, &reason, 200ms), errc::timeout);
   EXPECT_EQ(reason, "proxy CONNECT to api.example:443 timed out after 200 ms");
@@ -283,7 +285,7 @@ TEST(Proxy, ProxyClosingWithoutAnswerFails) {
   ScriptedResponse hang_up;
   hang_up.close_without_response = true;
   fake_proxy.push(hang_up);
-  RawClient client(fake_proxy.port());
+  RawHttpClient client(fake_proxy.port());
   std::string reason;
   EXPECT_EQ(tunnel(client, ProxyEndpoint(), "api.example", 443, &reason), errc::connection_failed);
   EXPECT_EQ(reason, "proxy CONNECT to api.example:443 failed: the proxy closed the connection");
@@ -294,7 +296,7 @@ TEST(Proxy, ConnectRequestFormatsIpv6Targets) {
   ScriptedResponse ok;
   ok.raw = "HTTP/1.1 200 Connection established\r\n\r\n";
   fake_proxy.push(ok);
-  RawClient client(fake_proxy.port());
+  RawHttpClient client(fake_proxy.port());
   std::string reason;
   EXPECT_FALSE(tunnel(client, ProxyEndpoint(), "::1", 8443, &reason)) << reason;
   const auto requests = fake_proxy.requests();
@@ -307,7 +309,7 @@ TEST(Proxy, ConnectRequestFormatsIpv6Targets) {
 
 TEST(Proxy, DataAfterTheProxyAnswerIsRefused) {
   ScriptedServer fake_proxy;  // answers 200 with a body: bytes the tunnel must not swallow
-  RawClient client(fake_proxy.port());
+  RawHttpClient client(fake_proxy.port());
   std::string reason;
   EXPECT_EQ(tunnel(client, ProxyEndpoint(), "api.example", 443, &reason), errc::connection_failed);
   EXPECT_EQ(reason, "proxy CONNECT to api.example:443 failed: unexpected data after the proxy's answer");
@@ -324,18 +326,19 @@ TEST(Proxy, TlsThroughTheTunnel) {
   options.tls = true;
   ScriptedServer server(options);
   ConnectProxy proxy;
-  RawClient client(proxy.port());
+  RawHttpClient client(proxy.port());
   std::string reason;
   ASSERT_FALSE(tunnel(client, endpoint_of(proxy), "localhost", server.port(), &reason)) << reason;
   tinker::TlsOptions tls_options;
   tls_options.ca_file = server.ca_file();
   auto context = tinker::http::make_tls_context(tls_options);
-  tinker::http::TlsStream stream(std::move(client.stream), *context);
+  tinker::http::TlsStream stream(std::move(client.connection()), *context);
   tinker::http::prepare_tls_stream(stream, "localhost", true);
-  const error_code handshake_ec = tinker::test::run_until_done(client.ioc, tls_handshake(stream));
+  const error_code handshake_ec = tinker::test::run_until_done(client.io_context(), tls_handshake(stream));
   ASSERT_FALSE(handshake_ec) << tinker::http::describe_tls_error(handshake_ec, stream);
   RawResponse response;
-  ASSERT_FALSE(tinker::test::run_until_done(client.ioc, tinker::test::raw_exchange(stream, RawRequest(), response)));
+  ASSERT_FALSE(
+      tinker::test::run_until_done(client.io_context(), tinker::test::raw_exchange(stream, RawRequest(), response)));
   EXPECT_EQ(response.status, 200);
   EXPECT_EQ(server.request_count(), 1u);
 }

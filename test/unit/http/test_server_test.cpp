@@ -2,8 +2,10 @@
 // as scripted (truncation, stale connections, hangs), so each behaviour is checked here with a
 // raw Beast client.
 #include "support/test_server.hpp"
+#include "support/raw_http_client.hpp"
 
-#include <boost/asio/write.hpp>
+#include "core/ascii.hpp"
+
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 
@@ -17,8 +19,7 @@
 namespace {
 
 using namespace std::chrono_literals;
-using tinker::test::RawClient;
-using tinker::test::RawRequest;
+using tinker::test::RawHttpClient;
 using tinker::test::RawResponse;
 using tinker::test::ScriptedResponse;
 using tinker::test::ScriptedServer;
@@ -34,12 +35,12 @@ TEST(TestServer, AnswersFromTheScriptInOrderThenTheDefault) {
   ScriptedServer server;
   server.push(ScriptedResponse(201, "first"));
   server.push(ScriptedResponse(404, "second"));
-  RawClient client(server.port());
-  EXPECT_EQ(client.get().status, 201);
-  const RawResponse second = client.get();
+  RawHttpClient client(server.port());
+  EXPECT_EQ(client.request("GET", "/").status, 201);
+  const RawResponse second = client.request("GET", "/");
   EXPECT_EQ(second.status, 404);
   EXPECT_EQ(second.body, "second");
-  const RawResponse third = client.get();
+  const RawResponse third = client.request("GET", "/");
   EXPECT_EQ(third.status, 200);
   EXPECT_EQ(third.body, "{\"ok\":true}");
   EXPECT_EQ(server.script_remaining(), 0u);
@@ -49,18 +50,15 @@ TEST(TestServer, DefaultAnswerIsConfigurable) {
   ScriptedServerOptions options;
   options.default_response = ScriptedResponse(503, "busy");
   ScriptedServer server(options);
-  EXPECT_EQ(RawClient(server.port()).get().status, 503);
+  EXPECT_EQ(RawHttpClient(server.port()).request("GET", "/").status, 503);
   server.set_default_response(ScriptedResponse(202, "later"));
-  EXPECT_EQ(RawClient(server.port()).get().body, "later");
+  EXPECT_EQ(RawHttpClient(server.port()).request("GET", "/").body, "later");
 }
 
 TEST(TestServer, RecordsRequestsWithLowerCasedHeaders) {
   ScriptedServer server;
-  RawClient client(server.port());
-  RawRequest request("POST", "/api/v1/thing?x=1", "{\"a\":1}");
-  request.headers.emplace_back("X-Custom-Header", "Value");
-  RawResponse response;
-  ASSERT_FALSE(client.exchange(request, response));
+  RawHttpClient client(server.port());
+  ASSERT_FALSE(client.exchange("POST", "/api/v1/thing?x=1", {{"X-Custom-Header", "Value"}}, "{\"a\":1}").error);
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(requests[0].method, "POST");
@@ -79,12 +77,12 @@ TEST(TestServer, ScriptedHeadersAndContentType) {
   scripted.content_type = "text/plain";
   scripted.headers.emplace_back("Retry-After", "3");
   server.push(scripted);
-  const RawResponse response = RawClient(server.port()).get();
+  const RawResponse response = RawHttpClient(server.port()).request("GET", "/");
   EXPECT_EQ(response.status, 429);
   bool retry_after = false;
   for (const auto& [name, value] : response.headers) {
-    if (name == "retry-after") retry_after = value == "3";
-    if (name == "content-type") {
+    if (tinker::ascii::iequals(name, "retry-after")) retry_after = value == "3";
+    if (tinker::ascii::iequals(name, "content-type")) {
       EXPECT_EQ(value, "text/plain");
     }
   }
@@ -96,19 +94,19 @@ TEST(TestServer, HandlerAnswersWhenTheScriptIsEmpty) {
   server.set_handler(
       [](const tinker::test::RecordedRequest& request) { return ScriptedResponse(200, "echo " + request.target); });
   server.push(ScriptedResponse(201, "scripted"));
-  RawClient client(server.port());
-  EXPECT_EQ(client.get("/a").body, "scripted");
-  EXPECT_EQ(client.get("/b").body, "echo /b");
+  RawHttpClient client(server.port());
+  EXPECT_EQ(client.request("GET", "/a").body, "scripted");
+  EXPECT_EQ(client.request("GET", "/b").body, "echo /b");
 }
 
 TEST(TestServer, KeepAliveReusesOneConnectionAndCountsConnections) {
   ScriptedServer server;
   {
-    RawClient first(server.port());
-    first.get();
-    first.get();
-    RawClient second(server.port());
-    EXPECT_TRUE(second.get().keep_alive);
+    RawHttpClient first(server.port());
+    first.request("GET", "/");
+    first.request("GET", "/");
+    RawHttpClient second(server.port());
+    EXPECT_TRUE(second.request("GET", "/").keep_alive);
     EXPECT_EQ(server.connections_accepted(), 2u);
     EXPECT_TRUE(server.wait_for_open_connections(2));
     const auto requests = server.requests();
@@ -124,27 +122,26 @@ TEST(TestServer, KeepAliveOffClosesAfterEveryAnswer) {
   ScriptedServerOptions options;
   options.keep_alive = false;
   ScriptedServer server(options);
-  RawClient client(server.port());
-  EXPECT_FALSE(client.get().keep_alive);
+  RawHttpClient client(server.port());
+  client.set_reconnect(false);  // the next request goes to the closed connection
+  EXPECT_FALSE(client.request("GET", "/").keep_alive);
   EXPECT_TRUE(server.wait_for_open_connections(0));
-  RawResponse response;
-  EXPECT_TRUE(client.exchange(RawRequest(), response));
+  EXPECT_TRUE(client.exchange("GET", "/").error);
 }
 
 TEST(TestServer, CloseFlagAnnouncesAndCloses) {
   ScriptedServer server;
   server.push(flagged([](ScriptedResponse& r) { r.close = true; }));
-  RawClient client(server.port());
-  EXPECT_FALSE(client.get().keep_alive);
+  RawHttpClient client(server.port());
+  EXPECT_FALSE(client.request("GET", "/").keep_alive);
   EXPECT_TRUE(server.wait_for_open_connections(0));
 }
 
 TEST(TestServer, TruncationReallyTruncates) {
   ScriptedServer server;
   server.push(flagged([](ScriptedResponse& r) { r.truncate = true; }));
-  RawClient client(server.port());
-  RawResponse response;
-  EXPECT_EQ(client.exchange(RawRequest(), response), boost::beast::http::error::partial_message);
+  RawHttpClient client(server.port());
+  EXPECT_EQ(client.exchange("GET", "/").error, boost::beast::http::error::partial_message);
   EXPECT_TRUE(server.wait_for_open_connections(0));
 }
 
@@ -152,20 +149,19 @@ TEST(TestServer, IdleCloseLeavesAStaleConnection) {
   ScriptedServerOptions options;
   options.idle_close = true;
   ScriptedServer server(options);
-  RawClient client(server.port());
-  EXPECT_TRUE(client.get().keep_alive);  // the client is told nothing
+  RawHttpClient client(server.port());
+  client.set_reconnect(false);                         // the next request goes to the stale connection
+  EXPECT_TRUE(client.request("GET", "/").keep_alive);  // the client is told nothing
   EXPECT_TRUE(server.wait_for_open_connections(0));
-  RawResponse response;
-  EXPECT_TRUE(client.exchange(RawRequest(), response));
+  EXPECT_TRUE(client.exchange("GET", "/").error);
   EXPECT_EQ(server.request_count(), 1u);
 }
 
 TEST(TestServer, CloseWithoutResponse) {
   ScriptedServer server;
   server.push(flagged([](ScriptedResponse& r) { r.close_without_response = true; }));
-  RawClient client(server.port());
-  RawResponse response;
-  EXPECT_EQ(client.exchange(RawRequest(), response), boost::beast::http::error::end_of_stream);
+  RawHttpClient client(server.port());
+  EXPECT_EQ(client.exchange("GET", "/").error, boost::beast::http::error::end_of_stream);
   EXPECT_EQ(server.request_count(), 1u);
 }
 
@@ -173,9 +169,8 @@ TEST(TestServer, NoResponseHangsUntilTheClientGivesUp) {
   ScriptedServer server;
   server.push(flagged([](ScriptedResponse& r) { r.no_response = true; }));
   {
-    RawClient client(server.port());
-    RawResponse response;
-    EXPECT_EQ(client.exchange(RawRequest(), response, 200ms), boost::beast::error::timeout);
+    RawHttpClient client(server.port(), 200ms);
+    EXPECT_EQ(client.exchange("GET", "/").error, boost::beast::error::timeout);
     EXPECT_EQ(server.request_count(), 1u);
   }
   EXPECT_TRUE(server.wait_for_open_connections(0));
@@ -186,9 +181,9 @@ TEST(TestServer, DelayPostponesTheAnswer) {
   ScriptedResponse slow(200, "late");
   slow.delay = 150ms;
   server.push(slow);
-  RawClient client(server.port());
+  RawHttpClient client(server.port());
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(client.get().body, "late");
+  EXPECT_EQ(client.request("GET", "/").body, "late");
   EXPECT_GE(std::chrono::steady_clock::now() - start, 150ms);
 }
 
@@ -197,21 +192,21 @@ TEST(TestServer, RawBytesAreSentVerbatim) {
   ScriptedResponse raw;
   raw.raw = "HTTP/1.1 299 Odd\r\nContent-Length: 2\r\n\r\nhi";
   server.push(raw);
-  RawClient client(server.port());
-  const RawResponse response = client.get();
+  RawHttpClient client(server.port());
+  const RawResponse response = client.request("GET", "/");
   EXPECT_EQ(response.status, 299);
   EXPECT_EQ(response.body, "hi");
-  EXPECT_EQ(client.get().status, 200);  // the connection stays usable
+  EXPECT_EQ(client.request("GET", "/").status, 200);  // the connection stays usable
 }
 
 TEST(TestServer, OversizedRequestBodyGets413) {
   ScriptedServerOptions options;
   options.max_request_body = 10;
   ScriptedServer server(options);
-  RawClient client(server.port());
-  RawResponse response;
-  ASSERT_FALSE(client.exchange(RawRequest("POST", "/", std::string(100, 'x')), response));
-  EXPECT_EQ(response.status, 413);
+  RawHttpClient client(server.port());
+  const tinker::test::RawExchange exchange = client.exchange("POST", "/", {}, std::string(100, 'x'));
+  ASSERT_FALSE(exchange.error);
+  EXPECT_EQ(exchange.response.status, 413);
   EXPECT_EQ(server.request_count(), 0u);
 }
 
@@ -223,11 +218,11 @@ TEST(TestServer, StopsCleanlyWithHangingAndDelayedConnections) {
   server->push(slow);
   // Both clients send a request and keep their connection open without reading.
   const std::string request = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  RawClient hanging(server->port());
-  boost::asio::write(hanging.stream.socket(), boost::asio::buffer(request));
+  RawHttpClient hanging(server->port());
+  hanging.send_bytes(request);
   ASSERT_TRUE(server->wait_for_requests(1));
-  RawClient delayed(server->port());
-  boost::asio::write(delayed.stream.socket(), boost::asio::buffer(request));
+  RawHttpClient delayed(server->port());
+  delayed.send_bytes(request);
   ASSERT_TRUE(server->wait_for_requests(2));
   EXPECT_EQ(server->connections_open(), 2u);
   const auto start = std::chrono::steady_clock::now();

@@ -69,7 +69,7 @@ TEST_F(HttpApiAdmin, ArrivalLogRecordsEveryRequestWithItsHeaders) {
   EXPECT_EQ(string_field(poll, "accept"), "application/x-protobuf");
 
   // The same log, alone.
-  const HttpResponse log = api().get("/_admin/requests");
+  const RawResponse log = api().get("/_admin/requests");
   ASSERT_EQ(log.status, 200) << log.describe();
   EXPECT_GE(items(log.json(), "requests").size(), requests.size());
 }
@@ -89,7 +89,7 @@ TEST_F(HttpApiAdmin, ClockAdvanceExpiresCheckpoints) {
   ASSERT_EQ(model.save_weights("soon", 100).status, 200);
   const std::string path = "tinker://" + model.id() + "/weights/soon";
   EXPECT_EQ(api().post("/api/v1/weights_info", json::object{{"tinker_path", path}}).status, 200);
-  const HttpResponse advanced = api().post("/_admin/clock/advance", json::object{{"seconds", 101}});
+  const RawResponse advanced = api().post("/_admin/clock/advance", json::object{{"seconds", 101}});
   ASSERT_EQ(advanced.status, 200) << advanced.describe();
   EXPECT_TRUE(is_error(api().post("/api/v1/weights_info", json::object{{"tinker_path", path}}), 404));
   EXPECT_TRUE(is_client_error(api().post("/_admin/clock/advance", json::object{{"seconds", -1}}), "seconds"));

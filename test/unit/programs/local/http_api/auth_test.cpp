@@ -23,14 +23,14 @@ json::object create_session_body() {
   return body;
 }
 
-HttpResponse post_with_key(LocalApi& api, std::string_view target, const json::value& body,
-                           std::optional<std::string> key) {
+RawResponse post_with_key(LocalApi& api, std::string_view target, const json::value& body,
+                          std::optional<std::string> key) {
   HeaderList headers{{"Content-Type", "application/json"}};
   if (key) headers.emplace_back("X-API-Key", *key);
   return api.http().request("POST", target, headers, to_text(body));
 }
 
-::testing::AssertionResult never_mentions(const HttpResponse& response, std::string_view secret) {
+::testing::AssertionResult never_mentions(const RawResponse& response, std::string_view secret) {
   if (response.body.find(secret) != std::string::npos) {
     return ::testing::AssertionFailure() << "the body echoes the key\n" << response.describe();
   }
@@ -76,7 +76,7 @@ std::vector<std::string> split_jwt(const std::string& jwt) {
 }
 
 TEST_F(HttpApiAuth, MissingKeyIs401) {
-  const HttpResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), std::nullopt);
+  const RawResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), std::nullopt);
   EXPECT_TRUE(is_error(response, 401));
 }
 
@@ -87,7 +87,7 @@ TEST_F(HttpApiAuth, AnyTmlKeyIsAcceptedByDefault) {
 
 TEST_F(HttpApiAuth, KeyWithoutTmlPrefixIs401AndNotEchoed) {
   const std::string key = "sk-not-a-tinker-key-9f8e7d6c";
-  const HttpResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), key);
+  const RawResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), key);
   EXPECT_TRUE(is_error(response, 401));
   EXPECT_TRUE(never_mentions(response, key));
   EXPECT_TRUE(never_mentions(response, "9f8e7d6c"));
@@ -97,7 +97,7 @@ TEST_F(HttpApiAuth, OnlyListedKeysAreAcceptedWhenGiven) {
   options.api_keys = {"tml-the-only-good-key"};
   EXPECT_EQ(post_with_key(api(), "/api/v1/create_session", create_session_body(), "tml-the-only-good-key").status, 200);
   const std::string wrong = "tml-wrong-secret-5a4b3c2d1e";
-  const HttpResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), wrong);
+  const RawResponse response = post_with_key(api(), "/api/v1/create_session", create_session_body(), wrong);
   EXPECT_TRUE(is_error(response, 401));
   EXPECT_TRUE(never_mentions(response, wrong));
   EXPECT_TRUE(never_mentions(response, "5a4b3c2d1e"));
@@ -126,7 +126,7 @@ TEST_F(HttpApiAuth, JwtModeMintsATokenWithTheSpecClaims) {
   const json::value flags = api().post("/api/v1/client/config", json::object{{"sdk_version", "0.25.0"}}).json();
   EXPECT_EQ(field(flags, "pjwt_auth_enabled"), json::value(true));
 
-  const HttpResponse response = api().post("/api/v1/auth/token", json::object{});
+  const RawResponse response = api().post("/api/v1/auth/token", json::object{});
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const std::string jwt = string_field(response.json(), "jwt");
@@ -156,7 +156,7 @@ TEST_F(HttpApiAuth, MintedJwtAuthenticatesAsTheSamePrincipalUntilItExpires) {
   options.jwt_lifetime = std::chrono::seconds(600);
   const std::string jwt = string_field(api().post("/api/v1/auth/token", json::object{}).json(), "jwt");
 
-  const HttpResponse created = post_with_key(api(), "/api/v1/create_session", create_session_body(), jwt);
+  const RawResponse created = post_with_key(api(), "/api/v1/create_session", create_session_body(), jwt);
   ASSERT_EQ(created.status, 200) << created.describe();
   const std::string session = string_field(created.json(), "session_id");
   // Same principal as the raw key: the key sees the session made with the JWT.

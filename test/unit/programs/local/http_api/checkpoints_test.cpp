@@ -20,7 +20,7 @@ class HttpApiCheckpoints : public LocalServerTest {
   }
 
   json::value run_checkpoints() {
-    const HttpResponse response = api().get("/api/v1/training_runs/" + model->id() + "/checkpoints");
+    const RawResponse response = api().get("/api/v1/training_runs/" + model->id() + "/checkpoints");
     if (response.status != 200) throw std::runtime_error(response.describe());
     return field(response.json(), "checkpoints");
   }
@@ -61,7 +61,7 @@ class HttpApiCheckpoints : public LocalServerTest {
 };
 
 TEST_F(HttpApiCheckpoints, SaveWeightsAnswersTheTinkerPathAndListsTheCheckpoint) {
-  const HttpResponse response = model->save_weights("step-1");
+  const RawResponse response = model->save_weights("step-1");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value result = response.json();
@@ -94,14 +94,14 @@ TEST_F(HttpApiCheckpoints, SaveWeightsWithTtlExpires) {
   EXPECT_TRUE(field(listed, "expires_at").is_string()) << to_text(listed);
   api().server().advance_clock(std::chrono::seconds(601));
   EXPECT_TRUE(find_checkpoint("weights/short").is_null()) << "expired checkpoint still listed";
-  const HttpResponse info =
+  const RawResponse info =
       api().post("/api/v1/weights_info", json::object{{"tinker_path", "tinker://" + model->id() + "/weights/short"}});
   EXPECT_TRUE(is_error(info, 404));
 }
 
 TEST_F(HttpApiCheckpoints, SaveWeightsNameCollisionNeedsOverwrite) {
   ASSERT_NO_THROW(model->save("same"));
-  const HttpResponse collision = model->save_weights("same");
+  const RawResponse collision = model->save_weights("same");
   if (collision.status == 200) {
     // tinker-local's choice (doc/local.md#checkpoints): a failed future with category user.
     ASSERT_TRUE(collision.json().as_object().contains("error")) << collision.describe();
@@ -110,14 +110,14 @@ TEST_F(HttpApiCheckpoints, SaveWeightsNameCollisionNeedsOverwrite) {
   } else {
     EXPECT_TRUE(is_error(collision, 409));
   }
-  const HttpResponse overwritten = model->save_weights("same", std::nullopt, true);
+  const RawResponse overwritten = model->save_weights("same", std::nullopt, true);
   ASSERT_EQ(overwritten.status, 200) << overwritten.describe();
   EXPECT_EQ(string_field(overwritten.json(), "path"), "tinker://" + model->id() + "/weights/same");
 }
 
 TEST_F(HttpApiCheckpoints, SaveWeightsRejectsBadNames) {
   for (const char* name : {"a/b", ""}) {
-    const HttpResponse response = model->save_weights(name);
+    const RawResponse response = model->save_weights(name);
     if (response.status == 200) {
       EXPECT_EQ(string_field(response.json(), "category"), "user") << name << "\n" << response.body;
     } else {
@@ -178,7 +178,7 @@ TEST_F(HttpApiCheckpoints, SamplerCheckpointCannotBeLoadedForTraining) {
   json::object body = load_body(sampler_path, false);
   body["session_id"] = session;
   body["model_seq_id"] = 1;
-  const HttpResponse submit = api().post("/api/v1/load_weights", body);
+  const RawResponse submit = api().post("/api/v1/load_weights", body);
   if (submit.status == 200) {
     EXPECT_EQ(string_field(api().await_failure(string_field(submit.json(), "request_id")), "category"), "user");
   } else {
@@ -190,7 +190,7 @@ TEST_F(HttpApiCheckpoints, LoadOfAMissingCheckpointFails) {
   json::object body = load_body("tinker://" + model->id() + "/weights/never-saved", false);
   body["model_id"] = model->id();
   body["seq_id"] = model->next_seq();
-  const HttpResponse submit = api().post("/api/v1/load_weights", body);
+  const RawResponse submit = api().post("/api/v1/load_weights", body);
   if (submit.status == 200) {
     EXPECT_EQ(string_field(api().await_failure(string_field(submit.json(), "request_id")), "category"), "user");
   } else {

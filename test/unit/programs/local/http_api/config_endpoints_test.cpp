@@ -21,7 +21,7 @@ json::object sdk_version_body() {
 }
 
 TEST_F(HttpApiConfigEndpoints, HealthzAnswersStatusOk) {
-  const HttpResponse response = api().get("/api/v1/healthz");
+  const RawResponse response = api().get("/api/v1/healthz");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(response.json(), json::parse(R"({"status":"ok"})"));
@@ -33,7 +33,7 @@ TEST_F(HttpApiConfigEndpoints, ConnectionIsKeptAlive) {
 }
 
 TEST_F(HttpApiConfigEndpoints, CapabilitiesListTheDefaultCatalogue) {
-  const HttpResponse response = api().get("/api/v1/get_server_capabilities");
+  const RawResponse response = api().get("/api/v1/get_server_capabilities");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value& models = field(response.json(), "supported_models");
@@ -62,7 +62,7 @@ TEST_F(HttpApiConfigEndpoints, CapabilitiesFollowAConfiguredCatalogue) {
 }
 
 TEST_F(HttpApiConfigEndpoints, ClientConfigHasTheDefaultFlags) {
-  const HttpResponse response = api().post("/api/v1/client/config", sdk_version_body());
+  const RawResponse response = api().post("/api/v1/client/config", sdk_version_body());
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value flags = response.json();
@@ -96,7 +96,7 @@ TEST_F(HttpApiConfigEndpoints, ClientConfigFollowsTheConfiguredFlags) {
 }
 
 TEST_F(HttpApiConfigEndpoints, DynamicConfigAnswersTheRefreshInterval) {
-  const HttpResponse response = api().post("/api/v1/client/dynamic_config", sdk_version_body());
+  const RawResponse response = api().post("/api/v1/client/dynamic_config", sdk_version_body());
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(field(response.json(), "refresh_interval_sec").to_number<std::int64_t>(), 300);
@@ -127,7 +127,7 @@ TEST_F(HttpApiConfigEndpoints, TelemetryIsAccepted) {
     "platform": "Linux", "sdk_version": "0.25.0",
     "session_id": "sessionless-0b2c1b0c-8d2f-4a58-9f0e-1234567890ab",
     "process_uuid": "1b2c1b0c-8d2f-4a58-9f0e-1234567890ab"})");
-  const HttpResponse response = api().post("/api/v1/telemetry", body);
+  const RawResponse response = api().post("/api/v1/telemetry", body);
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(response.json(), json::parse(R"({"status":"accepted"})"));
@@ -141,7 +141,7 @@ TEST_F(HttpApiConfigEndpoints, ServesUnderAPathPrefix) {
   options.path_prefix = "/services/tinker-local";
   const std::string base = api().server().base_url();
   EXPECT_EQ(base, "http://127.0.0.1:" + std::to_string(api().port()) + "/services/tinker-local");
-  const HttpResponse prefixed = api().get("/services/tinker-local/api/v1/healthz");
+  const RawResponse prefixed = api().get("/services/tinker-local/api/v1/healthz");
   ASSERT_EQ(prefixed.status, 200) << prefixed.describe();
   EXPECT_EQ(prefixed.json(), json::parse(R"({"status":"ok"})"));
   EXPECT_EQ(api().get("/api/v1/healthz").status, 404);

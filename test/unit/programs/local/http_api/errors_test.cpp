@@ -72,14 +72,14 @@ TEST_F(HttpApiErrors, NestedFieldErrorsNameTheField) {
 }
 
 TEST_F(HttpApiErrors, BodyThatIsNotJsonIs4xx) {
-  const HttpResponse response = api().post_raw("/api/v1/create_session", "{not json", json_type);
+  const RawResponse response = api().post_raw("/api/v1/create_session", "{not json", json_type);
   EXPECT_TRUE(is_client_error(response));
 }
 
 TEST_F(HttpApiErrors, UnknownFieldsAndNullsInMetadataAreAccepted) {
   const json::value body = json::parse(R"({"tags": [], "user_metadata": {"note": null, "n": 1},
       "sdk_version": "0.25.0", "type": "create_session", "some_future_field": {"x": [1, 2]}})");
-  const HttpResponse response = api().post("/api/v1/create_session", body);
+  const RawResponse response = api().post("/api/v1/create_session", body);
   EXPECT_EQ(response.status, 200) << response.describe();
 }
 
@@ -91,7 +91,7 @@ TEST_F(HttpApiErrors, IntegerLiteralsAreAcceptedForFloatFields) {
   optim["adam_params"].as_object()["learning_rate"] = 1;
   optim["adam_params"].as_object()["weight_decay"] = 0;
   optim["adam_params"].as_object()["grad_clip_norm"] = 0;
-  const HttpResponse response = api().post("/api/v1/optim_step", optim);
+  const RawResponse response = api().post("/api/v1/optim_step", optim);
   ASSERT_EQ(response.status, 200) << response.describe();
   (void)api().await_json(string_field(response.json(), "request_id"));
 }
@@ -100,7 +100,7 @@ TEST_F(HttpApiErrors, OversizeBodyIs413) {
   options.max_request_body = 4096;
   const std::string body = R"({"tags": [], "user_metadata": {"pad": ")" + std::string(10000, 'x') +
                            R"("}, "sdk_version": "0.25.0", "type": "create_session"})";
-  const ExchangeResult result =
+  const RawExchange result =
       api().http().exchange("POST", "/api/v1/create_session", api().auth({{"Content-Type", "application/json"}}), body);
   ASSERT_FALSE(result.error) << result.error.message();
   EXPECT_TRUE(is_error(result.response, 413));
@@ -130,7 +130,7 @@ TEST_F(HttpApiErrors, UnknownIdsAre404) {
 
 TEST_F(HttpApiErrors, EveryErrorCarriesContentLength) {
   // A 400 without Content-Length looks like a proxy fault to the Python SDK.
-  const HttpResponse response = api().post_raw("/api/v1/create_session", "[]", json_type);
+  const RawResponse response = api().post_raw("/api/v1/create_session", "[]", json_type);
   ASSERT_GE(response.status, 400);
   ASSERT_TRUE(response.header("Content-Length").has_value()) << response.describe();
   EXPECT_NE(*response.header("Content-Length"), "0");

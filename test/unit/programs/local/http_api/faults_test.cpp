@@ -29,7 +29,7 @@ class HttpApiFaults : public LocalServerTest {
     rule.on_calls = std::move(calls);
     return rule;
   }
-  HttpResponse healthz() { return api().get("/api/v1/healthz"); }
+  RawResponse healthz() { return api().get("/api/v1/healthz"); }
   std::string raw_get(std::string_view path) const {
     return "GET " + std::string(path) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + std::string(test_api_key) +
            "\r\nAccept: application/json\r\nConnection: close\r\n\r\n";
@@ -51,7 +51,7 @@ TEST_F(HttpApiFaults, Status429WithRetryAfterSeconds) {
   rule.retry_after = RetryAfterForm::seconds;
   rule.retry_after_value = milliseconds(2000);
   options.faults = {rule};
-  const HttpResponse limited = healthz();
+  const RawResponse limited = healthz();
   EXPECT_TRUE(is_error(limited, 429));
   ASSERT_TRUE(limited.header("Retry-After").has_value()) << limited.describe();
   EXPECT_DOUBLE_EQ(std::stod(*limited.header("Retry-After")), 2.0);
@@ -64,7 +64,7 @@ TEST_F(HttpApiFaults, Status429WithRetryAfterHttpDate) {
   rule.retry_after = RetryAfterForm::http_date;
   rule.retry_after_value = milliseconds(30000);
   options.faults = {rule};
-  const HttpResponse limited = healthz();
+  const RawResponse limited = healthz();
   EXPECT_TRUE(is_error(limited, 429));
   const std::string date = limited.header("Retry-After").value_or("");
   std::tm tm{};
@@ -79,7 +79,7 @@ TEST_F(HttpApiFaults, Status429WithRetryAfterMilliseconds) {
   rule.retry_after = RetryAfterForm::milliseconds;
   rule.retry_after_value = milliseconds(1500);
   options.faults = {rule};
-  const HttpResponse limited = healthz();
+  const RawResponse limited = healthz();
   EXPECT_TRUE(is_error(limited, 429));
   ASSERT_TRUE(limited.header("retry-after-ms").has_value()) << limited.describe();
   EXPECT_DOUBLE_EQ(std::stod(*limited.header("retry-after-ms")), 1500.0);
@@ -91,7 +91,7 @@ TEST_F(HttpApiFaults, EachStatusFaultAnswersItsStatusWithADetail) {
     options.faults.push_back(status_on("healthz", statuses[i], {static_cast<std::int64_t>(i + 1)}));
   }
   for (int status : statuses) {
-    const HttpResponse response = healthz();
+    const RawResponse response = healthz();
     EXPECT_TRUE(is_error(response, status)) << status;
     EXPECT_FALSE(response.header("Retry-After").has_value()) << status;
   }
@@ -102,7 +102,7 @@ TEST_F(HttpApiFaults, Status400IsTheBareProxyFault) {
   // A bare 400 with an empty body and Content-Length: 0, which the Python SDK
   // takes for a proxy-injected connection fault.
   options.faults = {status_on("healthz", 400, {1})};
-  const HttpResponse response = healthz();
+  const RawResponse response = healthz();
   EXPECT_EQ(response.status, 400);
   EXPECT_EQ(response.header("Content-Length").value_or("missing"), "0");
   EXPECT_TRUE(response.body.empty());
@@ -130,11 +130,11 @@ TEST_F(HttpApiFaults, ResetMidBody) {
 
 TEST_F(HttpApiFaults, TruncatedBodyIsSeenByAnHttpClient) {
   options.faults = {kind_on("get_server_capabilities", FaultKind::truncated_body, {1})};
-  const ExchangeResult result = api().http().exchange("GET", "/api/v1/get_server_capabilities", api().auth());
+  const RawExchange result = api().http().exchange("GET", "/api/v1/get_server_capabilities", api().auth());
   EXPECT_TRUE(result.error) << result.response.describe();
   EXPECT_TRUE(result.header_received);
   EXPECT_EQ(result.response.status, 200);
-  const ExchangeResult next = api().http().exchange("GET", "/api/v1/get_server_capabilities", api().auth());
+  const RawExchange next = api().http().exchange("GET", "/api/v1/get_server_capabilities", api().auth());
   EXPECT_FALSE(next.error) << next.error.message();
 }
 
@@ -158,7 +158,7 @@ TEST_F(HttpApiFaults, DelayHoldsTheRequest) {
 
 TEST_F(HttpApiFaults, MalformedJson) {
   options.faults = {kind_on("healthz", FaultKind::malformed_json, {1})};
-  const HttpResponse response = healthz();
+  const RawResponse response = healthz();
   EXPECT_EQ(response.status, 200);
   EXPECT_THROW((void)response.json(), std::runtime_error) << response.body;
   EXPECT_TRUE(is_json_answer(healthz()));
@@ -184,7 +184,7 @@ TEST_F(HttpApiFaults, PausedQueueStatesAppearInTryAgain) {
     json::object body{
         {"session_id", session}, {"model_seq_id", 0}, {"base_model", tiny_model}, {"type", "create_model"}};
     const std::string request_id = api().submit("/api/v1/create_model", body);
-    const HttpResponse pending = api().poll(request_id);
+    const RawResponse pending = api().poll(request_id);
     ASSERT_TRUE(is_json_answer(pending));
     EXPECT_EQ(string_field(pending.json(), "type"), "try_again") << pending.body;
     EXPECT_EQ(string_field(pending.json(), "queue_state"), state) << pending.body;
@@ -239,9 +239,9 @@ TEST_F(HttpApiFaults, SetOverAdminEndpointAndRecordedInTheAudit) {
   const json::value rules = json::parse(R"([
       {"endpoint": "healthz", "kind": "status", "status": 503, "on_calls": [1],
        "retry_after": "seconds", "retry_after_ms": 3000}])");
-  const HttpResponse set = api().post("/_admin/faults", rules);
+  const RawResponse set = api().post("/_admin/faults", rules);
   ASSERT_LT(set.status, 300) << set.describe();
-  const HttpResponse faulted = healthz();
+  const RawResponse faulted = healthz();
   EXPECT_TRUE(is_error(faulted, 503));
   EXPECT_EQ(faulted.header("Retry-After").value_or(""), "3");
   EXPECT_EQ(healthz().status, 200);

@@ -44,7 +44,7 @@ TEST_F(HttpApiFutures, PendingPollIsHeldThenAnswersTryAgain) {
   start();
   const std::string request_id = held_future();
   const auto started = Clock::now();
-  const HttpResponse response = api().poll(request_id, true);
+  const RawResponse response = api().poll(request_id, true);
   const milliseconds took = elapsed_since(started);
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
@@ -62,7 +62,7 @@ TEST_F(HttpApiFutures, PollOfACompleteFutureIsNotHeld) {
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
   (void)api().await_response(request_id);
   const auto started = Clock::now();
-  const HttpResponse again = api().poll(request_id);
+  const RawResponse again = api().poll(request_id);
   EXPECT_EQ(again.status, 200);
   EXPECT_LT(elapsed_since(started).count(), 1500);
 }
@@ -71,12 +71,12 @@ TEST_F(HttpApiFutures, HeldPollWakesUpWhenTheFutureCompletes) {
   options.long_poll_hold = milliseconds(5000);
   start();
   const std::string request_id = held_future();
-  std::unique_ptr<HttpClient> poller = api().new_client();
+  std::unique_ptr<RawHttpClient> poller = api().new_client();
   auto answered = std::async(std::launch::async, [&] {
     json::object body{{"request_id", request_id}, {"allow_metadata_only", false}};
     const auto started = Clock::now();
-    HttpResponse response = poller->request("POST", "/api/v1/retrieve_future",
-                                            api().auth({{"Content-Type", "application/json"}}), to_text(body));
+    RawResponse response = poller->request("POST", "/api/v1/retrieve_future",
+                                           api().auth({{"Content-Type", "application/json"}}), to_text(body));
     return std::make_pair(response, elapsed_since(started));
   });
   // Complete the future only once the poll is held (in the arrival log, not yet answered).
@@ -92,7 +92,7 @@ TEST_F(HttpApiFutures, TryAgainAs408CarriesTheQueueState) {
   options.try_again_as_408 = true;
   start();
   const std::string request_id = held_future();
-  const HttpResponse response = api().poll(request_id);
+  const RawResponse response = api().poll(request_id);
   ASSERT_EQ(response.status, 408) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(string_field(response.json(), "queue_state"), "active");
@@ -111,7 +111,7 @@ TEST_F(HttpApiFutures, FailedFutureAnswersErrorAndCategory) {
   data.emplace_back(std::move(datum));
   const std::string request_id = api().submit("/api/v1/forward_backward", forward_backward_body(model, 1, data));
   // Error bodies stay JSON even when protobuf is accepted (only results come as protobuf).
-  const HttpResponse response = api().await_response(request_id, protobuf_type);
+  const RawResponse response = api().await_response(request_id, protobuf_type);
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value body = response.json();
@@ -124,14 +124,14 @@ TEST_F(HttpApiFutures, LargeResultAnswersCompleteMetadataFirst) {
   options.inline_payload_limit = 16;
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
-  const HttpResponse metadata = api().await_response(request_id, protobuf_type, true);
+  const RawResponse metadata = api().await_response(request_id, protobuf_type, true);
   ASSERT_EQ(metadata.status, 200) << metadata.describe();
   ASSERT_TRUE(is_json_answer(metadata));
   const json::value body = metadata.json();
   EXPECT_EQ(string_field(body, "status"), "complete_metadata");
   const auto size = field(body, "response_payload_size").to_number<std::int64_t>();
 
-  const HttpResponse payload = api().poll(request_id, false, protobuf_type);
+  const RawResponse payload = api().poll(request_id, false, protobuf_type);
   ASSERT_EQ(payload.status, 200) << payload.describe();
   ASSERT_NE(payload.header("Content-Type").value_or("").find("application/x-protobuf"), std::string::npos);
   EXPECT_EQ(static_cast<std::size_t>(size), payload.body.size());
@@ -142,15 +142,15 @@ TEST_F(HttpApiFutures, LargeResultAnswersCompleteMetadataFirst) {
 TEST_F(HttpApiFutures, SmallResultIsAnsweredInline) {
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
-  const HttpResponse response = api().await_response(request_id, json_type, true);
+  const RawResponse response = api().await_response(request_id, json_type, true);
   EXPECT_TRUE(field(response.json(), "loss_fn_outputs").is_array()) << response.body;
 }
 
 TEST_F(HttpApiFutures, CompletedResultCanBeRetrievedRepeatedly) {
   start();
   const std::string request_id = api().submit("/api/v1/forward_backward", fwd_body(1));
-  const HttpResponse first = api().await_response(request_id);
-  const HttpResponse second = api().poll(request_id);
+  const RawResponse first = api().await_response(request_id);
+  const RawResponse second = api().poll(request_id);
   EXPECT_EQ(first.status, 200);
   EXPECT_EQ(first.body, second.body);
 }

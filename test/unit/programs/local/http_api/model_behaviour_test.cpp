@@ -162,7 +162,7 @@ TEST_F(HttpApiModelBehaviour, SaveRestartLoadGivesBitIdenticalLogprobs) {
   TrainingModel loaded(fresh, new_session + ":train:0");
   EXPECT_EQ(loaded.forward_logprobs(batch), before);
   // The checkpoint is still listed by the new server.
-  const HttpResponse listed = fresh.get("/api/v1/training_runs/" + model.id() + "/checkpoints");
+  const RawResponse listed = fresh.get("/api/v1/training_runs/" + model.id() + "/checkpoints");
   EXPECT_NE(listed.body.find("weights/before-restart"), std::string::npos) << listed.describe();
 }
 

@@ -29,7 +29,7 @@ json::object create_model_body(const std::string& session, std::int64_t seq, std
 
 TEST_F(HttpApiModels, CreateModelAnswersATicketThenTheModelId) {
   const std::string session = api().create_session();
-  const HttpResponse ticket = api().post("/api/v1/create_model", create_model_body(session, 0, tiny_model, 8));
+  const RawResponse ticket = api().post("/api/v1/create_model", create_model_body(session, 0, tiny_model, 8));
   ASSERT_EQ(ticket.status, 200) << ticket.describe();
   ASSERT_TRUE(is_json_answer(ticket));
   const std::string request_id = string_field(ticket.json(), "request_id");
@@ -40,7 +40,7 @@ TEST_F(HttpApiModels, CreateModelAnswersATicketThenTheModelId) {
     EXPECT_EQ(model_id->as_string(), session + ":train:0");
   }
 
-  const HttpResponse result = api().await_response(request_id);
+  const RawResponse result = api().await_response(request_id);
   ASSERT_EQ(result.status, 200) << result.describe();
   ASSERT_TRUE(is_json_answer(result));
   const json::value expected = {{"type", "create_model"}, {"model_id", session + ":train:0"}};
@@ -60,7 +60,7 @@ TEST_F(HttpApiModels, RepeatedModelSeqIdReturnsTheSameTicket) {
 
 TEST_F(HttpApiModels, UnknownBaseModelFailsTheFutureWithCategoryUser) {
   const std::string session = api().create_session();
-  const HttpResponse ticket = api().post("/api/v1/create_model", create_model_body(session, 0, "acme/unknown", 4));
+  const RawResponse ticket = api().post("/api/v1/create_model", create_model_body(session, 0, "acme/unknown", 4));
   if (ticket.status != 200) {
     // Refusing at submission is also faithful enough, if the detail names the model.
     EXPECT_TRUE(is_client_error(ticket, "acme/unknown"));
@@ -75,7 +75,7 @@ TEST_F(HttpApiModels, GetInfoReportsTheModelAndItsTokenizer) {
   const std::string session = api().create_session();
   ASSERT_NO_THROW(api().call("/api/v1/create_model", create_model_body(session, 0, "Qwen/Qwen3-8B", 8)));
   const std::string model = session + ":train:0";
-  const HttpResponse response = api().post("/api/v1/get_info", json::object{{"model_id", model}, {"type", "get_info"}});
+  const RawResponse response = api().post("/api/v1/get_info", json::object{{"model_id", model}, {"type", "get_info"}});
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value info = response.json();
@@ -103,7 +103,7 @@ TEST_F(HttpApiModels, GetInfoReportsTheModelAndItsTokenizer) {
 TEST_F(HttpApiModels, TheSentencePieceModelReportsTheSentencePieceTokenizer) {
   const std::string session = api().create_session();
   const std::string model = api().create_model(session, 0, 4, "tinker-local/tiny-lm-sp");
-  const HttpResponse response = api().post("/api/v1/get_info", json::object{{"model_id", model}, {"type", "get_info"}});
+  const RawResponse response = api().post("/api/v1/get_info", json::object{{"model_id", model}, {"type", "get_info"}});
   ASSERT_EQ(response.status, 200) << response.describe();
   EXPECT_EQ(string_field(field(response.json(), "model_data"), "tokenizer_id"), "tinker-local/tiny-sp-1k");
   EXPECT_EQ(api().server().tokenizer_id("tinker-local/tiny-lm-sp"), "tinker-local/tiny-sp-1k");
@@ -132,7 +132,7 @@ TEST_F(HttpApiModels, UnloadModelThenItsOperationsFail) {
 
   json::array data;
   data.emplace_back(cross_entropy_datum({5, 6, 7}));
-  const HttpResponse submit = api().post("/api/v1/forward_backward", forward_backward_body(model, 1, data));
+  const RawResponse submit = api().post("/api/v1/forward_backward", forward_backward_body(model, 1, data));
   if (submit.status == 200) {
     EXPECT_NO_THROW(api().await_failure(string_field(submit.json(), "request_id")));
   } else {

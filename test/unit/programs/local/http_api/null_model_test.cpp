@@ -74,7 +74,7 @@ TEST_F(HttpApiNullModel, SampleResultsAreCorrectlySized) {
   EXPECT_EQ(items(result, "topk_prompt_logprobs").size(), prompt.size());
 
   const std::string request_id = api().submit("/api/v1/asample", sample_body(sampler, 1, prompt, 2, 7, 1.0, 1));
-  const HttpResponse proto = api().await_response(request_id, protobuf_type);
+  const RawResponse proto = api().await_response(request_id, protobuf_type);
   tinker_public::SampleResponse decoded;
   ASSERT_TRUE(decoded.ParseFromString(proto.body)) << proto.describe();
   ASSERT_EQ(decoded.sequences_size(), 2);

@@ -59,10 +59,10 @@ TEST_F(HttpApiOrdering, ShuffledConcurrentArrivalIsAppliedInSeqOrderExactlyOnce)
   for (int c = 0; c < connections; ++c) {
     senders.emplace_back([&, c] {
       try {
-        const std::unique_ptr<HttpClient> client = api().new_client();
+        const std::unique_ptr<RawHttpClient> client = api().new_client();
         for (std::size_t i = static_cast<std::size_t>(c); i < order.size(); i += connections) {
           const std::int64_t seq = order[i];
-          const HttpResponse response = client->request(
+          const RawResponse response = client->request(
               "POST", op_target(seq), api().auth({{"Content-Type", "application/json"}}), to_text(op_body(seq)));
           if (response.status != 200)
             throw std::runtime_error("seq " + std::to_string(seq) + ": " + response.describe());
@@ -120,7 +120,7 @@ TEST_F(HttpApiOrdering, RepeatedSeqIdReturnsTheSameTicketAndRunsOnce) {
 TEST_F(HttpApiOrdering, LaterSeqIdIsHeldUntilTheGapIsFilled) {
   const std::string third = api().submit(op_target(3), op_body(3));
   const std::string second = api().submit(op_target(2), op_body(2));
-  const HttpResponse pending = api().poll(third);
+  const RawResponse pending = api().poll(third);
   ASSERT_TRUE(is_json_answer(pending));
   EXPECT_EQ(string_field(pending.json(), "type"), "try_again");
   EXPECT_TRUE(integers(field(audited_model(), "applied_seq_ids")).empty());

@@ -39,7 +39,7 @@ class HttpApiRestCheckpoints : public LocalServerTest {
     return nullptr;
   }
 
-  HttpResponse as_other_user(std::string_view method, const std::string& target, std::string body = {}) {
+  RawResponse as_other_user(std::string_view method, const std::string& target, std::string body = {}) {
     HeaderList headers{{"X-API-Key", "tml-another-user"}, {"Content-Type", "application/json"}};
     return api().http().request(method, target, headers, std::move(body));
   }
@@ -51,7 +51,7 @@ class HttpApiRestCheckpoints : public LocalServerTest {
 TEST_F(HttpApiRestCheckpoints, RunCheckpointsListBothKinds) {
   (void)model->save("w1");
   (void)model->save_for_sampler("s1");
-  const HttpResponse response = api().get(run_path() + "/checkpoints");
+  const RawResponse response = api().get(run_path() + "/checkpoints");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value w1 = checkpoint("weights/w1");
@@ -67,7 +67,7 @@ TEST_F(HttpApiRestCheckpoints, UserCheckpointsAreNewestFirstWithACursor) {
   (void)model->save("c1");
   (void)model->save("c2");
   (void)model->save_for_sampler("c3");
-  const HttpResponse page = api().get("/api/v1/checkpoints?limit=2&offset=0");
+  const RawResponse page = api().get("/api/v1/checkpoints?limit=2&offset=0");
   ASSERT_EQ(page.status, 200) << page.describe();
   const json::value body = page.json();
   const json::array& listed = items(body, "checkpoints");
@@ -86,13 +86,13 @@ TEST_F(HttpApiRestCheckpoints, UserCheckpointsAreNewestFirstWithACursor) {
 TEST_F(HttpApiRestCheckpoints, DeleteRemovesTheCheckpointAndIsAudited) {
   const std::string path = model->save("doomed");
   EXPECT_EQ(as_other_user("DELETE", run_path() + "/checkpoints/weights/doomed").status, 404);
-  const HttpResponse deleted = api().del(run_path() + "/checkpoints/weights/doomed");
+  const RawResponse deleted = api().del(run_path() + "/checkpoints/weights/doomed");
   EXPECT_GE(deleted.status, 200);
   EXPECT_LT(deleted.status, 300) << deleted.describe();
   EXPECT_TRUE(checkpoint("weights/doomed").is_null());
   EXPECT_TRUE(is_error(api().del(run_path() + "/checkpoints/weights/doomed"), 404));
 
-  const HttpResponse audit = api().get("/api/v1/audit?event_type=all");
+  const RawResponse audit = api().get("/api/v1/audit?event_type=all");
   ASSERT_EQ(audit.status, 200) << audit.describe();
   bool found = false;
   for (const json::value& entry : items(audit.json(), "entries")) {
@@ -114,21 +114,21 @@ TEST_F(HttpApiRestCheckpoints, PublishAndUnpublishFollowThe409Rules) {
   EXPECT_EQ(as_other_user("POST", "/api/v1/weights_info", to_text(info_request)).status, 404);
   EXPECT_EQ(as_other_user("POST", target).status, 404);
 
-  const HttpResponse published = api().http().request("POST", target, api().auth());
+  const RawResponse published = api().http().request("POST", target, api().auth());
   EXPECT_LT(published.status, 300) << published.describe();
   EXPECT_EQ(field(checkpoint("weights/shared"), "public"), json::value(true));
   EXPECT_TRUE(is_error(api().http().request("POST", target, api().auth()), 409));
   // A public checkpoint is readable by others, and its run is "accessible" to them though not
   // "owned" (tinker-local's choice).
   EXPECT_EQ(as_other_user("POST", "/api/v1/weights_info", to_text(info_request)).status, 200);
-  const HttpResponse accessible = as_other_user("GET", "/api/v1/training_runs?access_scope=accessible");
+  const RawResponse accessible = as_other_user("GET", "/api/v1/training_runs?access_scope=accessible");
   ASSERT_EQ(accessible.status, 200) << accessible.describe();
   EXPECT_NE(accessible.body.find(model->id()), std::string::npos) << accessible.body;
-  const HttpResponse owned = as_other_user("GET", "/api/v1/training_runs?access_scope=owned");
+  const RawResponse owned = as_other_user("GET", "/api/v1/training_runs?access_scope=owned");
   ASSERT_EQ(owned.status, 200) << owned.describe();
   EXPECT_EQ(owned.body.find(model->id()), std::string::npos) << owned.body;
 
-  const HttpResponse unpublished = api().del(target);
+  const RawResponse unpublished = api().del(target);
   EXPECT_LT(unpublished.status, 300) << unpublished.describe();
   EXPECT_EQ(field(checkpoint("weights/shared"), "public"), json::value(false));
   EXPECT_TRUE(is_error(api().del(target), 409));
@@ -151,7 +151,7 @@ TEST_F(HttpApiRestCheckpoints, TtlCanBeSetClearedAndMustBePositive) {
 
 TEST_F(HttpApiRestCheckpoints, WeightsInfoDescribesTheRun) {
   const std::string path = model->save("info");
-  const HttpResponse response = api().post("/api/v1/weights_info", json::object{{"tinker_path", path}});
+  const RawResponse response = api().post("/api/v1/weights_info", json::object{{"tinker_path", path}});
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value info = response.json();
@@ -187,8 +187,8 @@ class HttpApiArchive : public HttpApiRestCheckpoints {
   void check_download(const std::string& url, int rank) {
     const std::string prefix = api().server().base_url();
     ASSERT_EQ(url.rfind(prefix, 0), 0u) << url << " is not served by " << prefix;
-    HttpClient anonymous("127.0.0.1", api().port());
-    const HttpResponse tar = anonymous.request("GET", url.substr(prefix.size()), {});
+    RawHttpClient anonymous("127.0.0.1", api().port());
+    const RawResponse tar = anonymous.request("GET", url.substr(prefix.size()), {});
     ASSERT_EQ(tar.status, 200) << tar.describe();
     EXPECT_EQ(tar.header("Content-Type").value_or(""), "application/x-tar");
     EXPECT_EQ(tar.header("Content-Length").value_or(""), std::to_string(tar.body.size()));
@@ -222,7 +222,7 @@ class HttpApiArchive : public HttpApiRestCheckpoints {
 
 TEST_F(HttpApiArchive, ArchiveRedirectsToATarServedByTheServer) {
   (void)model->save_for_sampler("export");
-  const HttpResponse response = api().get(run_path() + "/checkpoints/sampler_weights/export/archive");
+  const RawResponse response = api().get(run_path() + "/checkpoints/sampler_weights/export/archive");
   ASSERT_EQ(response.status, 302) << response.describe();
   const std::string location = response.header("Location").value_or("");
   const std::time_t expires = parse_http_date(response.header("Expires").value_or(""));
@@ -233,7 +233,7 @@ TEST_F(HttpApiArchive, ArchiveRedirectsToATarServedByTheServer) {
 
 TEST_F(HttpApiArchive, TrainingCheckpointArchiveToo) {
   (void)model->save("export-w");
-  const HttpResponse response = api().get(run_path() + "/checkpoints/weights/export-w/archive");
+  const RawResponse response = api().get(run_path() + "/checkpoints/weights/export-w/archive");
   ASSERT_EQ(response.status, 302) << response.describe();
   check_download(response.header("Location").value_or(""), 4);
 }
@@ -258,7 +258,7 @@ class HttpApiArchiveJson : public HttpApiArchive {
 
 TEST_F(HttpApiArchiveJson, ArchiveJsonForm) {
   (void)model->save_for_sampler("json");
-  const HttpResponse response = api().get(run_path() + "/checkpoints/sampler_weights/json/archive");
+  const RawResponse response = api().get(run_path() + "/checkpoints/sampler_weights/json/archive");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_EQ(string_field(response.json(), "expires").back(), 'Z');
@@ -270,8 +270,8 @@ TEST_F(HttpApiArchive, DownloadUrlExpires) {
   const std::string location =
       api().get(run_path() + "/checkpoints/sampler_weights/expiring/archive").header("Location").value_or("");
   api().server().advance_clock(std::chrono::seconds(16 * 60));
-  HttpClient anonymous("127.0.0.1", api().port());
-  const HttpResponse gone = anonymous.request("GET", location.substr(api().server().base_url().size()), {});
+  RawHttpClient anonymous("127.0.0.1", api().port());
+  const RawResponse gone = anonymous.request("GET", location.substr(api().server().base_url().size()), {});
   EXPECT_TRUE(gone.status == 404 || gone.status == 410) << gone.describe();
 }
 

@@ -30,7 +30,7 @@ TEST_F(HttpApiRest, TrainingRunsListPaginatesWithTotalCount) {
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) ids.push_back(api().create_model(session, i));
 
-  const HttpResponse first = api().get("/api/v1/training_runs?limit=2&offset=0&access_scope=owned");
+  const RawResponse first = api().get("/api/v1/training_runs?limit=2&offset=0&access_scope=owned");
   ASSERT_EQ(first.status, 200) << first.describe();
   ASSERT_TRUE(is_json_answer(first));
   const json::value page = first.json();
@@ -61,7 +61,7 @@ TEST_F(HttpApiRest, TrainingRunHasEveryRequiredField) {
   const std::string weights = model.save("w");
   const std::string sampler = model.save_for_sampler("s");
 
-  const HttpResponse response = api().get("/api/v1/training_runs/" + model.id() + "?access_scope=owned");
+  const RawResponse response = api().get("/api/v1/training_runs/" + model.id() + "?access_scope=owned");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value run = response.json();
@@ -96,25 +96,25 @@ TEST_F(HttpApiRest, TraceExportIsPendingThenReadyWithADownloadUrl) {
   (void)model.optim_step(1e-3);  // something for the trace to show
   const std::string target = "/api/v1/sessions/" + session + "/trace_export";
   for (int i = 0; i < 2; ++i) {
-    const HttpResponse pending = api().get(target);
+    const RawResponse pending = api().get(target);
     ASSERT_EQ(pending.status, 200) << pending.describe();
     EXPECT_EQ(string_field(pending.json(), "status"), "pending");
   }
-  const HttpResponse ready = api().get(target);
+  const RawResponse ready = api().get(target);
   ASSERT_EQ(ready.status, 200) << ready.describe();
   EXPECT_EQ(string_field(ready.json(), "status"), "ready");
   const std::string url = string_field(ready.json(), "url");
   const std::string base = api().server().base_url();
   ASSERT_EQ(url.rfind(base, 0), 0u) << url;
-  HttpClient anonymous("127.0.0.1", api().port());
-  const HttpResponse trace = anonymous.request("GET", url.substr(base.size()), {});
+  RawHttpClient anonymous("127.0.0.1", api().port());
+  const RawResponse trace = anonymous.request("GET", url.substr(base.size()), {});
   EXPECT_EQ(trace.status, 200) << trace.describe();
   EXPECT_NE(trace.body.find(model.id()), std::string::npos) << "the trace does not show the model's op";
   EXPECT_TRUE(is_error(api().get("/api/v1/sessions/no-such-session/trace_export"), 404));
 }
 
 TEST_F(HttpApiRest, AuditLogAnswersEntries) {
-  const HttpResponse response = api().get("/api/v1/audit");
+  const RawResponse response = api().get("/api/v1/audit");
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   EXPECT_TRUE(field(response.json(), "entries").is_array());
@@ -124,7 +124,7 @@ TEST_F(HttpApiRest, BillingUsageAcceptsAValidWindow) {
   const std::time_t now = std::time(nullptr);
   const std::string target =
       "/api/v1/billing/usage/events?starting_on=" + utc_hour(now - 3 * 3600) + "&ending_before=" + utc_hour(now);
-  const HttpResponse response = api().get(target);
+  const RawResponse response = api().get(target);
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value body = response.json();

@@ -32,9 +32,9 @@ class HttpApiSampling : public LocalServerTest {
 };
 
 TEST_F(HttpApiSampling, JsonSampleResponseHasTheSpecShape) {
-  const HttpResponse ticket = api().post("/api/v1/asample", sample_body(sampler, next_seq++, prompt, 3, 6, 1.0, 5));
+  const RawResponse ticket = api().post("/api/v1/asample", sample_body(sampler, next_seq++, prompt, 3, 6, 1.0, 5));
   ASSERT_EQ(ticket.status, 200) << ticket.describe();
-  const HttpResponse response = api().await_response(string_field(ticket.json(), "request_id"));
+  const RawResponse response = api().await_response(string_field(ticket.json(), "request_id"));
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value result = response.json();
@@ -99,7 +99,7 @@ TEST_F(HttpApiSampling, ProtobufSampleResponse) {
   body["prompt_logprobs"] = true;
   body["topk_prompt_logprobs"] = 2;
   const std::string request_id = api().submit("/api/v1/asample", body);
-  const HttpResponse response = api().await_response(request_id, protobuf_type);
+  const RawResponse response = api().await_response(request_id, protobuf_type);
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_NE(response.header("Content-Type").value_or("").find("application/x-protobuf"), std::string::npos);
   tinker_public::SampleResponse proto;
@@ -223,8 +223,8 @@ TEST_F(HttpApiSamplingBackpressure, HeaderTurnsAFullQueueInto429) {
   int rejected = 0;
   std::vector<std::string> accepted;
   for (int i = 0; i < 4; ++i) {
-    const HttpResponse response = api().post("/api/v1/asample", sample_body(sampler, next_seq++, prompt, 1, 2, 1.0, 1),
-                                             {{"X-Tinker-Sampling-Backpressure", "1"}});
+    const RawResponse response = api().post("/api/v1/asample", sample_body(sampler, next_seq++, prompt, 1, 2, 1.0, 1),
+                                            {{"X-Tinker-Sampling-Backpressure", "1"}});
     if (response.status == 429) {
       ++rejected;
     } else {

@@ -33,7 +33,7 @@ json::object sampling_session_body(const std::string& session, std::int64_t seq,
 TEST_F(HttpApiSessions, CreateSessionAnswersAUuidSessionId) {
   const json::value body = json::parse(R"({"tags": ["a", "b"], "user_metadata": {"exp": "x"},
       "sdk_version": "0.25.0", "project_id": "proj-1", "type": "create_session"})");
-  const HttpResponse response = api().post("/api/v1/create_session", body);
+  const RawResponse response = api().post("/api/v1/create_session", body);
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
   const json::value answer = response.json();
@@ -54,7 +54,7 @@ TEST_F(HttpApiSessions, CreateSessionAnswersAUuidSessionId) {
 
 TEST_F(HttpApiSessions, HeartbeatAcknowledgesAKnownSession) {
   const std::string session = api().create_session();
-  const HttpResponse response =
+  const RawResponse response =
       api().post("/api/v1/session_heartbeat", json::object{{"session_id", session}, {"type", "session_heartbeat"}});
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
@@ -71,7 +71,7 @@ TEST_F(HttpApiSessions, SessionWithoutHeartbeatExpires) {
       200);
   api().server().advance_clock(std::chrono::seconds(20));
   // 40 s without heartbeat: expired; new submits referencing it fail with 404 or 410.
-  const HttpResponse response = api().post(
+  const RawResponse response = api().post(
       "/api/v1/create_model",
       json::object{{"session_id", session}, {"model_seq_id", 0}, {"base_model", tiny_model}, {"type", "create_model"}});
   EXPECT_TRUE(response.status == 404 || response.status == 410) << response.describe();
@@ -93,7 +93,7 @@ TEST_F(HttpApiSessions, PendingFutureOfAnExpiredSessionFailsWithCategoryServer) 
 
 TEST_F(HttpApiSessions, CreateSamplingSessionForABaseModel) {
   const std::string session = api().create_session();
-  const HttpResponse response =
+  const RawResponse response =
       api().post("/api/v1/create_sampling_session", sampling_session_body(session, 0, tiny_model));
   ASSERT_EQ(response.status, 200) << response.describe();
   ASSERT_TRUE(is_json_answer(response));
@@ -105,7 +105,7 @@ TEST_F(HttpApiSessions, CreateSamplingSessionForABaseModel) {
       api().post("/api/v1/create_sampling_session", sampling_session_body(session, 3, tiny_model)).json();
   EXPECT_EQ(string_field(again, "sampling_session_id"), session + ":sample:3");
 
-  const HttpResponse sampler = api().get("/api/v1/samplers/" + session + ":sample:0");
+  const RawResponse sampler = api().get("/api/v1/samplers/" + session + ":sample:0");
   ASSERT_EQ(sampler.status, 200) << sampler.describe();
   ASSERT_TRUE(is_json_answer(sampler));
   EXPECT_EQ(string_field(sampler.json(), "sampler_id"), session + ":sample:0");
@@ -115,10 +115,9 @@ TEST_F(HttpApiSessions, CreateSamplingSessionForABaseModel) {
 TEST_F(HttpApiSessions, CreateSamplingSessionIsIdempotentAndConflictsOnDifferentParameters) {
   const std::string session = api().create_session();
   ASSERT_EQ(api().post("/api/v1/create_sampling_session", sampling_session_body(session, 0, tiny_model)).status, 200);
-  const HttpResponse same =
-      api().post("/api/v1/create_sampling_session", sampling_session_body(session, 0, tiny_model));
+  const RawResponse same = api().post("/api/v1/create_sampling_session", sampling_session_body(session, 0, tiny_model));
   EXPECT_EQ(same.status, 200) << same.describe();
-  const HttpResponse different =
+  const RawResponse different =
       api().post("/api/v1/create_sampling_session", sampling_session_body(session, 0, "Qwen/Qwen3-8B"));
   EXPECT_TRUE(is_error(different, 409));
 }
@@ -145,7 +144,7 @@ TEST_F(HttpApiSessions, ListAndGetSessions) {
   const std::string model = api().create_model(second);
   ASSERT_EQ(api().post("/api/v1/create_sampling_session", sampling_session_body(second, 0, tiny_model)).status, 200);
 
-  const HttpResponse list = api().get("/api/v1/sessions?limit=20&offset=0");
+  const RawResponse list = api().get("/api/v1/sessions?limit=20&offset=0");
   ASSERT_EQ(list.status, 200) << list.describe();
   ASSERT_TRUE(is_json_answer(list));
   const json::value& ids = field(list.json(), "sessions");
@@ -155,7 +154,7 @@ TEST_F(HttpApiSessions, ListAndGetSessions) {
   const json::value limited = api().get("/api/v1/sessions?limit=1&offset=0").json();
   EXPECT_EQ(items(limited, "sessions").size(), 1u);
 
-  const HttpResponse got = api().get("/api/v1/sessions/" + second);
+  const RawResponse got = api().get("/api/v1/sessions/" + second);
   ASSERT_EQ(got.status, 200) << got.describe();
   EXPECT_TRUE(contains(field(got.json(), "training_run_ids"), model)) << got.body;
   EXPECT_TRUE(contains(field(got.json(), "sampler_ids"), second + ":sample:0")) << got.body;
@@ -164,7 +163,7 @@ TEST_F(HttpApiSessions, ListAndGetSessions) {
 
 TEST_F(HttpApiSessions, AssignProject) {
   const std::string session = api().create_session();
-  const HttpResponse ok = api().put("/api/v1/sessions/" + session + "/project", json::object{{"project_id", "proj-7"}});
+  const RawResponse ok = api().put("/api/v1/sessions/" + session + "/project", json::object{{"project_id", "proj-7"}});
   EXPECT_GE(ok.status, 200);
   EXPECT_LT(ok.status, 300) << ok.describe();
   // The protocol documents 400 here, tinker-local answers 422 for missing fields: either, naming it.

@@ -51,7 +51,7 @@ class HttpApiTraining : public LocalServerTest {
 };
 
 TEST_F(HttpApiTraining, ForwardBackwardJsonResultHasTheSpecShape) {
-  const HttpResponse result = api().await_response(submit_json(1, batch));
+  const RawResponse result = api().await_response(submit_json(1, batch));
   ASSERT_EQ(result.status, 200) << result.describe();
   ASSERT_TRUE(is_json_answer(result));
   const json::value output = result.json();
@@ -90,19 +90,19 @@ TEST_F(HttpApiTraining, ProtobufAndZstdRequestsGiveTheSameResultAsJson) {
 
 TEST_F(HttpApiTraining, BadZstdBodyIsAClientError) {
   const std::string body = proto_forward_backward(model, 1, batch).SerializeAsString();
-  const HttpResponse response =
+  const RawResponse response =
       api().post_raw("/api/v1/forward_backward", body, protobuf_type, {{"Content-Encoding", "zstd"}});
   EXPECT_TRUE(is_client_error(response));
 }
 
 TEST_F(HttpApiTraining, GarbageProtobufIsAClientError) {
-  const HttpResponse response = api().post_raw("/api/v1/forward_backward", "\xff\xff\xff\x07garbage", protobuf_type);
+  const RawResponse response = api().post_raw("/api/v1/forward_backward", "\xff\xff\xff\x07garbage", protobuf_type);
   EXPECT_TRUE(is_client_error(response));
 }
 
 TEST_F(HttpApiTraining, ProtobufResultWhenAcceptAsksForIt) {
   const std::string request_id = submit_json(1, batch);
-  const HttpResponse proto = api().await_response(request_id, protobuf_type);
+  const RawResponse proto = api().await_response(request_id, protobuf_type);
   ASSERT_EQ(proto.status, 200) << proto.describe();
   ASSERT_NE(proto.header("Content-Type").value_or("").find("application/x-protobuf"), std::string::npos)
       << proto.describe();
@@ -123,7 +123,7 @@ TEST_F(HttpApiTraining, ProtobufResultWhenAcceptAsksForIt) {
   }
 
   // The same completed result, polled again with JSON, carries the same numbers.
-  const HttpResponse as_json = api().await_response(request_id, json_type);
+  const RawResponse as_json = api().await_response(request_id, json_type);
   ASSERT_TRUE(is_json_answer(as_json));
   const auto json_values = json_logprobs(as_json.json());
   ASSERT_EQ(json_values.size(), values.size());
@@ -140,24 +140,24 @@ TEST_F(HttpApiTraining, AcceptListingProtobufFirstOrSecondGetsProtobuf) {
   const std::string request_id = submit_json(1, batch);
   (void)api().await_response(request_id);
   for (const char* accept : {"application/x-protobuf, application/json", "application/json, application/x-protobuf"}) {
-    const HttpResponse response = api().poll(request_id, false, accept);
+    const RawResponse response = api().poll(request_id, false, accept);
     EXPECT_NE(response.header("Content-Type").value_or("").find("application/x-protobuf"), std::string::npos)
         << accept << "\n"
         << response.describe();
   }
-  const HttpResponse plain = api().poll(request_id, false, "*/*");
+  const RawResponse plain = api().poll(request_id, false, "*/*");
   EXPECT_TRUE(is_json_answer(plain));
 }
 
 TEST_F(HttpApiTraining, NonBulkResultsStayJsonEvenWhenProtobufIsAccepted) {
   const std::string request_id = api().submit("/api/v1/optim_step", optim_step_body(model, 1, 1e-3));
-  const HttpResponse response = api().await_response(request_id, protobuf_type);
+  const RawResponse response = api().await_response(request_id, protobuf_type);
   EXPECT_TRUE(is_json_answer(response));
 }
 
 TEST_F(HttpApiTraining, OptimStepAppliesAccumulatedGradients) {
   const auto before = logprobs_of(submit_json(1, batch));
-  const HttpResponse step = api().await_response(api().submit("/api/v1/optim_step", optim_step_body(model, 2, 1e-3)));
+  const RawResponse step = api().await_response(api().submit("/api/v1/optim_step", optim_step_body(model, 2, 1e-3)));
   ASSERT_EQ(step.status, 200) << step.describe();
   ASSERT_TRUE(is_json_answer(step));
   const json::value result = step.json();
@@ -180,7 +180,7 @@ TEST_F(HttpApiTraining, OptimStepAppliesAccumulatedGradients) {
 }
 
 TEST_F(HttpApiTraining, LegacyForwardComputesWithoutAccumulatingGradients) {
-  const HttpResponse result = api().await_response(submit_json(1, batch, "/api/v1/forward", "forward_input"));
+  const RawResponse result = api().await_response(submit_json(1, batch, "/api/v1/forward", "forward_input"));
   ASSERT_EQ(result.status, 200) << result.describe();
   const auto first = json_logprobs(result.json());
   ASSERT_EQ(first.size(), 2u);
@@ -201,7 +201,7 @@ TEST_F(HttpApiTraining, MismatchedLossInputFailsTheFutureNamingTheKey) {
   datum["loss_fn_inputs"].as_object()["weights"] = float32_tensor({1.0, 1.0});  // N is 3
   json::array data;
   data.emplace_back(std::move(datum));
-  const HttpResponse submit = api().post("/api/v1/forward_backward", forward_backward_body(model, 1, data));
+  const RawResponse submit = api().post("/api/v1/forward_backward", forward_backward_body(model, 1, data));
   ASSERT_EQ(submit.status, 200) << submit.describe();
   const json::value failure = api().await_failure(string_field(submit.json(), "request_id"));
   EXPECT_EQ(string_field(failure, "category"), "user");
@@ -217,7 +217,7 @@ TEST_F(HttpApiTraining, TokenOutsideTheVocabularyFailsWithCategoryUser) {
 }
 
 TEST_F(HttpApiTraining, UnknownLossFunctionIsAUserError) {
-  const HttpResponse submit =
+  const RawResponse submit =
       api().post("/api/v1/forward_backward", forward_backward_body(model, 1, json_data(batch), "no_such_loss"));
   if (submit.status != 200) {
     EXPECT_TRUE(is_client_error(submit, "loss_fn"));

@@ -1,12 +1,11 @@
 // tinker-local's limits against clients that misbehave (doc/local.md#limits): each limit is
 // answered with its status and a message naming it, and the server goes on serving everybody
 // else meanwhile.
-#include "unit/programs/local/server/raw_client.hpp"
+#include "unit/programs/local/support/expectations.hpp"
 
 #include <tinker/codec.hpp>
 #include <tinker/local/server.hpp>
 
-#include <boost/asio/read.hpp>
 #include <boost/json/parse.hpp>
 
 #include <gtest/gtest.h>
@@ -21,8 +20,12 @@ namespace {
 
 using namespace std::chrono_literals;
 using test::detail_of;
-using test::RawClient;
+using test::HeaderList;
+using test::RawExchange;
+using test::RawHttpClient;
 using test::RawResponse;
+
+const HeaderList kLimitsHeaders{{"X-API-Key", "tml-smoke-test"}, {"Content-Type", "application/json"}};
 
 ServerOptions limited_options() {
   ServerOptions options;
@@ -38,11 +41,11 @@ class ServerLimitsTest : public ::testing::Test {
     server_ = std::make_unique<Server>(std::move(options));
     server_->start();
   }
-  RawClient client() const { return RawClient(server_->port()); }
+  RawHttpClient client() const { return RawHttpClient(server_->port()); }
   // A well-behaved client on its own connection is served.
   void expect_others_served() const {
-    RawClient other = client();
-    EXPECT_EQ(other.request("GET", "/api/v1/healthz").result_int(), 200);
+    RawHttpClient other = client();
+    EXPECT_EQ(other.request("GET", "/api/v1/healthz", kLimitsHeaders).status, 200);
   }
 
   std::unique_ptr<Server> server_;
@@ -52,17 +55,18 @@ TEST_F(ServerLimitsTest, HeadsOverTheLimitAre431) {
   ServerOptions options = limited_options();
   options.max_header_bytes = 4096;
   start(std::move(options));
-  RawClient c = client();
-  c.send("GET", "/api/v1/healthz", "", {"X-Padding: " + std::string(8000, 'p')});
-  RawResponse response;
-  ASSERT_FALSE(c.try_receive(response));
-  EXPECT_EQ(response.result_int(), 431);
-  EXPECT_NE(detail_of(response).find("4096"), std::string::npos) << response.body();
-  EXPECT_FALSE(response.keep_alive());
+  RawHttpClient c = client();
+  c.send("GET", "/api/v1/healthz", {{"X-Padding", std::string(8000, 'p')}});
+  const RawExchange answer = c.try_receive();
+  ASSERT_FALSE(answer.error);
+  const RawResponse& response = answer.response;
+  EXPECT_EQ(response.status, 431);
+  EXPECT_NE(detail_of(response).find("4096"), std::string::npos) << response.body;
+  EXPECT_FALSE(response.keep_alive);
   // Just under the limit is fine.
-  RawClient under = client();
-  under.send("GET", "/api/v1/healthz", "", {"X-Padding: " + std::string(3000, 'p')});
-  EXPECT_EQ(under.receive().result_int(), 200);
+  RawHttpClient under = client();
+  under.send("GET", "/api/v1/healthz", {{"X-Padding", std::string(3000, 'p')}});
+  EXPECT_EQ(under.receive().status, 200);
   expect_others_served();
 }
 
@@ -70,15 +74,16 @@ TEST_F(ServerLimitsTest, AHeadNotCompleteInTimeIs408WhileOthersAreServed) {
   ServerOptions options = limited_options();
   options.header_timeout = 300ms;
   start(std::move(options));
-  RawClient slow = client();
+  RawHttpClient slow = client();
   const std::string partial = "POST /api/v1/create_session HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: tml-a\r\n";
-  boost::asio::write(slow.socket(), boost::asio::buffer(partial));
+  slow.send_bytes(partial);
   expect_others_served();  // while the slow head is pending
-  RawResponse response;
-  ASSERT_FALSE(slow.try_receive(response));
-  EXPECT_EQ(response.result_int(), 408);
-  EXPECT_NE(detail_of(response).find("300 ms"), std::string::npos) << response.body();
-  EXPECT_FALSE(response.keep_alive());
+  const RawExchange answer = slow.try_receive();
+  ASSERT_FALSE(answer.error);
+  const RawResponse& response = answer.response;
+  EXPECT_EQ(response.status, 408);
+  EXPECT_NE(detail_of(response).find("300 ms"), std::string::npos) << response.body;
+  EXPECT_FALSE(response.keep_alive);
   expect_others_served();
 }
 
@@ -86,38 +91,39 @@ TEST_F(ServerLimitsTest, AnIdleConnectionIsNotCutOffByTheHeadTimeout) {
   ServerOptions options = limited_options();
   options.header_timeout = 200ms;
   start(std::move(options));
-  RawClient idle = client();
-  EXPECT_EQ(idle.request("GET", "/api/v1/healthz").result_int(), 200);
+  RawHttpClient idle = client();
+  EXPECT_EQ(idle.request("GET", "/api/v1/healthz", kLimitsHeaders).status, 200);
   std::this_thread::sleep_for(600ms);  // idle between requests: idle_timeout applies, not the head's
-  EXPECT_EQ(idle.request("GET", "/api/v1/healthz").result_int(), 200);
+  EXPECT_EQ(idle.request("GET", "/api/v1/healthz", kLimitsHeaders).status, 200);
 }
 
 TEST_F(ServerLimitsTest, ConnectionsOverTheLimitAre503WithRetryAfter) {
   ServerOptions options = limited_options();
   options.max_connections = 2;
   start(std::move(options));
-  auto first = std::make_unique<RawClient>(server_->port());
-  auto second = std::make_unique<RawClient>(server_->port());
-  EXPECT_EQ(first->request("GET", "/api/v1/healthz").result_int(), 200);
-  EXPECT_EQ(second->request("GET", "/api/v1/healthz").result_int(), 200);
+  auto first = std::make_unique<RawHttpClient>(server_->port());
+  auto second = std::make_unique<RawHttpClient>(server_->port());
+  EXPECT_EQ(first->request("GET", "/api/v1/healthz", kLimitsHeaders).status, 200);
+  EXPECT_EQ(second->request("GET", "/api/v1/healthz", kLimitsHeaders).status, 200);
 
-  RawClient third = client();
+  RawHttpClient third = client();
   third.send("GET", "/api/v1/healthz");
-  RawResponse refused;
-  ASSERT_FALSE(third.try_receive(refused));
-  EXPECT_EQ(refused.result_int(), 503);
-  EXPECT_EQ(refused[boost::beast::http::field::retry_after], "1");
-  EXPECT_NE(detail_of(refused).find("too many connections (limit 2)"), std::string::npos) << refused.body();
-  EXPECT_EQ(first->request("GET", "/api/v1/healthz").result_int(), 200);  // the open ones go on
+  const RawExchange answer = third.try_receive();
+  ASSERT_FALSE(answer.error);
+  const RawResponse& refused = answer.response;
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(refused.header("Retry-After"), "1");
+  EXPECT_NE(detail_of(refused).find("too many connections (limit 2)"), std::string::npos) << refused.body;
+  EXPECT_EQ(first->request("GET", "/api/v1/healthz", kLimitsHeaders).status, 200);  // the open ones go on
 
   // A closed connection frees its place (the server sees the close at its next read).
   second.reset();
   int status = 0;
   for (int attempt = 0; attempt < 50 && status != 200; ++attempt) {
-    RawClient next = client();
+    RawHttpClient next = client();
     next.send("GET", "/api/v1/healthz");
-    RawResponse response;
-    if (!next.try_receive(response)) status = response.result_int();
+    const RawExchange answer = next.try_receive();
+    if (!answer.error) status = answer.response.status;
     if (status != 200) std::this_thread::sleep_for(20ms);
   }
   EXPECT_EQ(status, 200);
@@ -127,31 +133,32 @@ TEST_F(ServerLimitsTest, ChunkedBodiesOverTheLimitAre413) {
   ServerOptions options = limited_options();
   options.max_request_body = 1024;
   start(std::move(options));
-  RawClient c = client();
+  RawHttpClient c = client();
   std::string text =
       "POST /api/v1/create_session HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: tml-a\r\n"
       "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
   for (int chunk = 0; chunk < 4; ++chunk) text += "200\r\n" + std::string(512, ' ') + "\r\n";
   text += "0\r\n\r\n";
-  boost::asio::write(c.socket(), boost::asio::buffer(text));
-  RawResponse response;
-  ASSERT_FALSE(c.try_receive(response));
-  EXPECT_EQ(response.result_int(), 413);
-  EXPECT_NE(detail_of(response).find("1024"), std::string::npos) << response.body();
+  c.send_bytes(text);
+  const RawExchange answer = c.try_receive();
+  ASSERT_FALSE(answer.error);
+  const RawResponse& response = answer.response;
+  EXPECT_EQ(response.status, 413);
+  EXPECT_NE(detail_of(response).find("1024"), std::string::npos) << response.body;
   expect_others_served();
 }
 
 TEST_F(ServerLimitsTest, DeeplyNestedJsonIsRefusedNamingTheDepth) {
   start(limited_options());
   const std::string deep = R"({"tags": )" + std::string(5000, '[') + std::string(5000, ']') + "}";
-  RawClient c = client();
-  const RawResponse response = c.request("POST", "/api/v1/create_session", deep);
-  EXPECT_EQ(response.result_int(), 422);
-  EXPECT_NE(detail_of(response).find("deep"), std::string::npos) << response.body();
-  const RawResponse admin =
-      c.request("POST", "/_admin/faults", R"({"faults": )" + std::string(5000, '[') + std::string(5000, ']') + "}");
-  EXPECT_GE(admin.result_int(), 400);
-  EXPECT_LT(admin.result_int(), 500);
+  RawHttpClient c = client();
+  const RawResponse response = c.request("POST", "/api/v1/create_session", kLimitsHeaders, deep);
+  EXPECT_EQ(response.status, 422);
+  EXPECT_NE(detail_of(response).find("deep"), std::string::npos) << response.body;
+  const RawResponse admin = c.request("POST", "/_admin/faults", kLimitsHeaders,
+                                      R"({"faults": )" + std::string(5000, '[') + std::string(5000, ']') + "}");
+  EXPECT_GE(admin.status, 400);
+  EXPECT_LT(admin.status, 500);
   expect_others_served();
 }
 

@@ -1,7 +1,7 @@
 // One training flow through the front end as the Python SDK 0.25 drives it: JSON and protobuf
 // (zstd) bodies, long-polled futures with protobuf results, checkpoint archive redirect and a
 // ranged download, the legacy forward endpoint, sampling with backpressure, and the audit.
-#include "unit/programs/local/server/raw_client.hpp"
+#include "unit/programs/local/support/expectations.hpp"
 
 #include <tinker/codec.hpp>
 #include <tinker/local/server.hpp>
@@ -20,10 +20,11 @@ namespace tinker::local {
 namespace {
 
 namespace json = boost::json;
-using test::RawClient;
+using test::HeaderList;
+using test::RawHttpClient;
 using test::RawResponse;
 
-const std::vector<std::string> kJsonHeaders{"X-API-Key: tml-flow-test", "Content-Type: application/json"};
+const HeaderList kJsonHeaders{{"X-API-Key", "tml-flow-test"}, {"Content-Type", "application/json"}};
 
 template <class T>
 std::string packed(const std::vector<T>& values) {
@@ -64,21 +65,21 @@ class ServerFlowTest : public ::testing::Test {
     server_->start();
   }
 
-  json::object post(RawClient& c, const std::string& path, const std::string& body) {
-    const RawResponse response = c.request("POST", path, body, kJsonHeaders);
-    EXPECT_EQ(response.result_int(), 200) << path << ": " << response.body();
-    return json::parse(response.body()).as_object();
+  json::object post(RawHttpClient& c, const std::string& path, const std::string& body) {
+    const RawResponse response = c.request("POST", path, kJsonHeaders, body);
+    EXPECT_EQ(response.status, 200) << path << ": " << response.body;
+    return json::parse(response.body).as_object();
   }
 
   // Polls until the future is no longer pending; returns the final response.
-  RawResponse retrieve(RawClient& c, const std::string& request_id, bool protobuf = false) {
-    std::vector<std::string> headers = kJsonHeaders;
-    if (protobuf) headers.push_back("Accept: application/x-protobuf");
+  RawResponse retrieve(RawHttpClient& c, const std::string& request_id, bool protobuf = false) {
+    HeaderList headers = kJsonHeaders;
+    if (protobuf) headers.emplace_back("Accept", "application/x-protobuf");
     const std::string body = R"({"request_id":")" + request_id + R"(","allow_metadata_only":false})";
     for (int i = 0; i < 100; ++i) {
-      RawResponse response = c.request("POST", "/api/v1/retrieve_future", body, headers);
-      if (response.result_int() != 200 || response["Content-Type"] != "application/json") return response;
-      const json::value value = json::parse(response.body());
+      RawResponse response = c.request("POST", "/api/v1/retrieve_future", headers, body);
+      if (response.status != 200 || response.header("Content-Type") != "application/json") return response;
+      const json::value value = json::parse(response.body);
       if (!value.is_object() || !value.as_object().contains("type") || value.at("type") != "try_again") {
         return response;
       }
@@ -91,7 +92,7 @@ class ServerFlowTest : public ::testing::Test {
 };
 
 TEST_F(ServerFlowTest, TrainSaveDownloadAndAudit) {
-  RawClient c(server_->port());
+  RawHttpClient c(server_->port());
   const json::object session = post(c, "/api/v1/create_session",
                                     R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
   const std::string session_id(session.at("session_id").as_string());
@@ -102,64 +103,65 @@ TEST_F(ServerFlowTest, TrainSaveDownloadAndAudit) {
       R"({"session_id":")" + session_id +
           R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm","lora_config":{"rank":4},"type":"create_model"})");
   const RawResponse created = retrieve(c, std::string(create.at("request_id").as_string()));
-  ASSERT_EQ(created.result_int(), 200);
-  EXPECT_EQ(json::parse(created.body()).at("model_id").as_string(), model_id);
+  ASSERT_EQ(created.status, 200);
+  EXPECT_EQ(json::parse(created.body).at("model_id").as_string(), model_id);
 
   // forward_backward as 0.25 sends it: protobuf, here zstd-compressed.
   const std::string proto = forward_backward_proto(model_id, 1);
-  const RawResponse fwdbwd_ticket =
-      c.request("POST", "/api/v1/forward_backward", zstd_compress(proto),
-                {"X-API-Key: tml-flow-test", "Content-Type: application/x-protobuf", "Content-Encoding: zstd"});
-  ASSERT_EQ(fwdbwd_ticket.result_int(), 200) << fwdbwd_ticket.body();
-  const std::string fwdbwd_id(json::parse(fwdbwd_ticket.body()).at("request_id").as_string());
+  const RawResponse fwdbwd_ticket = c.request(
+      "POST", "/api/v1/forward_backward",
+      {{"X-API-Key", "tml-flow-test"}, {"Content-Type", "application/x-protobuf"}, {"Content-Encoding", "zstd"}},
+      zstd_compress(proto));
+  ASSERT_EQ(fwdbwd_ticket.status, 200) << fwdbwd_ticket.body;
+  const std::string fwdbwd_id(json::parse(fwdbwd_ticket.body).at("request_id").as_string());
   const json::object optim = post(
       c, "/api/v1/optim_step",
       R"({"adam_params":{"learning_rate":0.001,"beta1":0.9,"beta2":0.95,"eps":1e-12,"weight_decay":0.0,"grad_clip_norm":0.0},"model_id":")" +
           model_id + R"(","seq_id":2,"type":"optim_step"})");
 
   const RawResponse output = retrieve(c, fwdbwd_id, /*protobuf=*/true);
-  ASSERT_EQ(output.result_int(), 200);
-  EXPECT_EQ(output["Content-Type"], "application/x-protobuf");
+  ASSERT_EQ(output.status, 200);
+  EXPECT_EQ(output.header("Content-Type"), "application/x-protobuf");
   tinker_public::ForwardBackwardOutput decoded;
-  ASSERT_TRUE(decoded.ParseFromString(output.body()));
+  ASSERT_TRUE(decoded.ParseFromString(output.body));
   ASSERT_EQ(decoded.loss_fn_outputs_size(), 1);
   EXPECT_EQ(decoded.loss_fn_outputs(0).num_datums(), 1);
-  EXPECT_EQ(retrieve(c, std::string(optim.at("request_id").as_string())).result_int(), 200);
+  EXPECT_EQ(retrieve(c, std::string(optim.at("request_id").as_string())).status, 200);
 
   // The legacy JSON forward endpoint runs forward-only with its own seq_id.
   const json::object forward = post(
       c, "/api/v1/forward",
       R"({"forward_input":{"data":[{"model_input":{"chunks":[{"tokens":[1,2],"type":"encoded_text"}]},"loss_fn_inputs":{"target_tokens":{"data":[2,3],"dtype":"int64","shape":[2]}}}],"loss_fn":"cross_entropy"},"model_id":")" +
           model_id + R"(","seq_id":3})");
-  EXPECT_EQ(retrieve(c, std::string(forward.at("request_id").as_string()), true).result_int(), 200);
+  EXPECT_EQ(retrieve(c, std::string(forward.at("request_id").as_string()), true).status, 200);
 
   const json::object save =
       post(c, "/api/v1/save_weights",
            R"({"model_id":")" + model_id + R"(","path":"step-1","seq_id":4,"overwrite":false,"type":"save_weights"})");
   const RawResponse saved = retrieve(c, std::string(save.at("request_id").as_string()));
-  EXPECT_EQ(json::parse(saved.body()).at("path").as_string(), "tinker://" + model_id + "/weights/step-1");
+  EXPECT_EQ(json::parse(saved.body).at("path").as_string(), "tinker://" + model_id + "/weights/step-1");
 
   // Archive: a raw 302 to an unauthenticated download, which honours one byte range.
   const RawResponse redirect =
-      c.request("GET", "/api/v1/training_runs/" + model_id + "/checkpoints/weights/step-1/archive", "", kJsonHeaders);
-  ASSERT_EQ(redirect.result_int(), 302) << redirect.body();
-  const std::string location(redirect["Location"]);
+      c.request("GET", "/api/v1/training_runs/" + model_id + "/checkpoints/weights/step-1/archive", kJsonHeaders);
+  ASSERT_EQ(redirect.status, 302) << redirect.body;
+  const std::string location = redirect.header("Location").value_or("");
   const std::string downloads = server_->base_url() + "/_downloads/";
   ASSERT_EQ(location.rfind(downloads, 0), 0u) << location;
-  EXPECT_TRUE(redirect["Expires"].ends_with(" GMT"));
+  EXPECT_TRUE(redirect.header("Expires").value_or("").ends_with(" GMT"));
   const std::string target = "/_downloads/" + location.substr(downloads.size());
-  const RawResponse tar = c.request("GET", target, "", {});
-  ASSERT_EQ(tar.result_int(), 200);
-  EXPECT_EQ(tar["Content-Type"], "application/x-tar");
-  EXPECT_EQ(tar["Content-Length"], std::to_string(tar.body().size()));
-  ASSERT_GT(tar.body().size(), 512u);
-  const RawResponse part = c.request("GET", target, "", {"Range: bytes=100-199"});
-  EXPECT_EQ(part.result_int(), 206);
-  EXPECT_EQ(part["Content-Range"], "bytes 100-199/" + std::to_string(tar.body().size()));
-  EXPECT_EQ(part.body(), tar.body().substr(100, 100));
-  const RawResponse beyond = c.request("GET", target, "", {"Range: bytes=99999999-"});
-  EXPECT_EQ(beyond.result_int(), 416);
-  EXPECT_EQ(c.request("GET", "/_downloads/unknown.tar", "", {}).result_int(), 404);
+  const RawResponse tar = c.request("GET", target);
+  ASSERT_EQ(tar.status, 200);
+  EXPECT_EQ(tar.header("Content-Type"), "application/x-tar");
+  EXPECT_EQ(tar.header("Content-Length"), std::to_string(tar.body.size()));
+  ASSERT_GT(tar.body.size(), 512u);
+  const RawResponse part = c.request("GET", target, {{"Range", "bytes=100-199"}});
+  EXPECT_EQ(part.status, 206);
+  EXPECT_EQ(part.header("Content-Range"), "bytes 100-199/" + std::to_string(tar.body.size()));
+  EXPECT_EQ(part.body, tar.body.substr(100, 100));
+  const RawResponse beyond = c.request("GET", target, {{"Range", "bytes=99999999-"}});
+  EXPECT_EQ(beyond.status, 416);
+  EXPECT_EQ(c.request("GET", "/_downloads/unknown.tar").status, 404);
 
   const AuditReport audit = server_->audit();
   ASSERT_EQ(audit.models.size(), 1u);
@@ -178,7 +180,7 @@ TEST_F(ServerFlowTest, TrainSaveDownloadAndAudit) {
 }
 
 TEST_F(ServerFlowTest, SamplingWithBackpressureHeaderAndProtobufResult) {
-  RawClient c(server_->port());
+  RawHttpClient c(server_->port());
   const json::object session = post(c, "/api/v1/create_session",
                                     R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
   const std::string session_id(session.at("session_id").as_string());
@@ -188,30 +190,31 @@ TEST_F(ServerFlowTest, SamplingWithBackpressureHeaderAndProtobufResult) {
           R"(","sampling_session_seq_id":0,"base_model":"tinker-local/tiny-lm","type":"create_sampling_session"})");
   const std::string sampler_id(sampler.at("sampling_session_id").as_string());
   EXPECT_EQ(sampler_id, session_id + ":sample:0");
-  std::vector<std::string> headers = kJsonHeaders;
-  headers.push_back("X-Tinker-Sampling-Backpressure: 1");
+  HeaderList headers = kJsonHeaders;
+  headers.emplace_back("X-Tinker-Sampling-Backpressure", "1");
   const RawResponse ticket = c.request(
-      "POST", "/api/v1/asample",
+      "POST", "/api/v1/asample", headers,
       R"({"num_samples":2,"prompt":{"chunks":[{"tokens":[11,12,13],"type":"encoded_text"}]},"sampling_params":{"max_tokens":6,"seed":1,"temperature":0.7,"top_k":-1,"top_p":1.0},"sampling_session_id":")" +
-          sampler_id + R"(","seq_id":0,"prompt_logprobs":false,"topk_prompt_logprobs":0,"type":"sample"})",
-      headers);
-  ASSERT_EQ(ticket.result_int(), 200) << ticket.body();
-  const RawResponse result = retrieve(c, std::string(json::parse(ticket.body()).at("request_id").as_string()), true);
-  ASSERT_EQ(result.result_int(), 200);
-  EXPECT_EQ(result["Content-Type"], "application/x-protobuf");
+          sampler_id + R"(","seq_id":0,"prompt_logprobs":false,"topk_prompt_logprobs":0,"type":"sample"})");
+  ASSERT_EQ(ticket.status, 200) << ticket.body;
+  const RawResponse result = retrieve(c, std::string(json::parse(ticket.body).at("request_id").as_string()), true);
+  ASSERT_EQ(result.status, 200);
+  EXPECT_EQ(result.header("Content-Type"), "application/x-protobuf");
   tinker_public::SampleResponse samples;
-  ASSERT_TRUE(samples.ParseFromString(result.body()));
+  ASSERT_TRUE(samples.ParseFromString(result.body));
   EXPECT_EQ(samples.sequences_size(), 2);
 
   // Protobuf bodies are refused where only JSON is spoken.
-  const RawResponse refused = c.request("POST", "/api/v1/asample", "\x0a\x01x",
-                                        {"X-API-Key: tml-flow-test", "Content-Type: application/x-protobuf"});
-  EXPECT_EQ(refused.result_int(), 415);
+  const RawResponse refused =
+      c.request("POST", "/api/v1/asample", {{"X-API-Key", "tml-flow-test"}, {"Content-Type", "application/x-protobuf"}},
+                "\x0a\x01x");
+  EXPECT_EQ(refused.status, 415);
   // A corrupt zstd body is a 400.
-  const RawResponse unknown =
-      c.request("POST", "/api/v1/forward_backward", "not zstd",
-                {"X-API-Key: tml-flow-test", "Content-Type: application/x-protobuf", "Content-Encoding: zstd"});
-  EXPECT_EQ(unknown.result_int(), 400);
+  const RawResponse unknown = c.request(
+      "POST", "/api/v1/forward_backward",
+      {{"X-API-Key", "tml-flow-test"}, {"Content-Type", "application/x-protobuf"}, {"Content-Encoding", "zstd"}},
+      "not zstd");
+  EXPECT_EQ(unknown.status, 400);
 }
 
 TEST_F(ServerFlowTest, PauseQueueFaultsReportTheQueueStateWhilePaused) {
@@ -221,7 +224,7 @@ TEST_F(ServerFlowTest, PauseQueueFaultsReportTheQueueStateWhilePaused) {
   pause.on_calls = {1};
   std::vector<FaultRule> rules{pause};
   server_->set_faults(std::move(rules));
-  RawClient c(server_->port());
+  RawHttpClient c(server_->port());
   const json::object session = post(c, "/api/v1/create_session",
                                     R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0","type":"create_session"})");
   const std::string session_id(session.at("session_id").as_string());
@@ -234,7 +237,7 @@ TEST_F(ServerFlowTest, PauseQueueFaultsReportTheQueueStateWhilePaused) {
       post(c, "/api/v1/retrieve_future", R"({"request_id":")" + request_id + R"(","allow_metadata_only":true})");
   EXPECT_EQ(first.at("type"), "try_again");
   EXPECT_EQ(first.at("queue_state"), "paused_rate_limit");
-  EXPECT_EQ(retrieve(c, request_id).result_int(), 200);
+  EXPECT_EQ(retrieve(c, request_id).status, 200);
   const AuditReport audit = server_->audit();
   ASSERT_GE(audit.requests.size(), 2u);
   EXPECT_EQ(audit.requests[1].path, "/api/v1/create_model");

@@ -1,14 +1,13 @@
 // End-to-end smoke tests of the front end through a started tinker::local::Server (null-model
 // mode): status codes, headers, auth, limits, faults, the arrival log and the admin paths.
 // The exhaustive per-endpoint tests live in test/unit/programs/local/http_api/.
-#include "unit/programs/local/server/raw_client.hpp"
+#include "unit/programs/local/support/expectations.hpp"
 #include "unit/programs/local/support/local_server.hpp"
 
 #include <tinker/codec.hpp>
 #include <tinker/error.hpp>
 #include <tinker/local/server.hpp>
 
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
@@ -20,10 +19,13 @@ namespace tinker::local {
 namespace {
 
 namespace json = boost::json;
-using test::body_json;
 using test::detail_of;
-using test::RawClient;
+using test::HeaderList;
+using test::RawExchange;
+using test::RawHttpClient;
 using test::RawResponse;
+
+const HeaderList kSmokeHeaders{{"X-API-Key", "tml-smoke-test"}, {"Content-Type", "application/json"}};
 
 std::filesystem::path shared_hub_cache() {
   return std::filesystem::temp_directory_path() / "tinker-local-test-hub";
@@ -45,54 +47,52 @@ class ServerSmokeTest : public ::testing::Test {
     server_->start();
   }
   void SetUp() override { start(); }
-  RawClient client() { return RawClient(server_->port()); }
+  RawHttpClient client() { return RawHttpClient(server_->port()); }
 
   std::unique_ptr<Server> server_;
 };
 
 TEST_F(ServerSmokeTest, HealthzNeedsNoKeyAndCarriesTheStandardHeaders) {
-  RawClient c = client();
+  RawHttpClient c = client();
   c.send("GET", "/api/v1/healthz");
   const RawResponse response = c.receive();
-  EXPECT_EQ(response.result_int(), 200);
-  EXPECT_EQ(body_json(response), json::parse(R"({"status":"ok"})"));
-  EXPECT_EQ(response["Content-Type"], "application/json");
-  EXPECT_EQ(response["Content-Length"], std::to_string(response.body().size()));
-  EXPECT_FALSE(response["x-request-id"].empty());
-  EXPECT_TRUE(response.keep_alive());
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.json(), json::parse(R"({"status":"ok"})"));
+  EXPECT_EQ(response.header("Content-Type"), "application/json");
+  EXPECT_EQ(response.header("Content-Length"), std::to_string(response.body.size()));
+  EXPECT_FALSE(response.header("x-request-id").value_or("").empty());
+  EXPECT_TRUE(response.keep_alive);
   // Keep-alive: the same connection serves the next request, with a new request id.
   c.send("GET", "/api/v1/healthz");
   const RawResponse second = c.receive();
-  EXPECT_EQ(second.result_int(), 200);
-  EXPECT_NE(second["x-request-id"], response["x-request-id"]);
+  EXPECT_EQ(second.status, 200);
+  EXPECT_NE(second.header("x-request-id"), response.header("x-request-id"));
   EXPECT_EQ(server_->base_url(), "http://127.0.0.1:" + std::to_string(server_->port()));
-  // HEAD: the GET answer's head, no body (Beast knows not to read one after HEAD).
+  // HEAD: the GET answer's head, no body (the client knows not to read one after HEAD).
   c.send("HEAD", "/api/v1/healthz");
-  boost::beast::http::response_parser<boost::beast::http::empty_body> head_parser;
-  head_parser.skip(true);
-  boost::beast::flat_buffer buffer;
-  boost::beast::http::read(c.socket(), buffer, head_parser);
-  EXPECT_EQ(head_parser.get().result_int(), 200);
-  EXPECT_EQ(head_parser.get()["Content-Length"], "15");
+  const RawResponse head = c.receive();
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.header("Content-Length"), "15");
 }
 
 TEST_F(ServerSmokeTest, MissingOrInvalidKeysAre401) {
-  RawClient c = client();
+  RawHttpClient c = client();
   const RawResponse missing =
-      c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})", {"Content-Type: application/json"});
-  EXPECT_EQ(missing.result_int(), 401);
+      c.request("POST", "/api/v1/client/config", {{"Content-Type", "application/json"}}, R"({"sdk_version":"0.25.0"})");
+  EXPECT_EQ(missing.status, 401);
   EXPECT_EQ(detail_of(missing), "Invalid API key");
-  const RawResponse wrong = c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})",
-                                      {"X-API-Key: sk-not-tinker", "Content-Type: application/json"});
-  EXPECT_EQ(wrong.result_int(), 401);
-  EXPECT_EQ(wrong.body().find("sk-not-tinker"), std::string::npos);
+  const RawResponse wrong =
+      c.request("POST", "/api/v1/client/config", {{"X-API-Key", "sk-not-tinker"}, {"Content-Type", "application/json"}},
+                R"({"sdk_version":"0.25.0"})");
+  EXPECT_EQ(wrong.status, 401);
+  EXPECT_EQ(wrong.body.find("sk-not-tinker"), std::string::npos);
 }
 
 TEST_F(ServerSmokeTest, ClientConfigAnswersEveryFlagAndPlainHttpx) {
-  RawClient c = client();
-  const RawResponse response = c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})");
-  ASSERT_EQ(response.result_int(), 200);
-  const json::object config = body_json(response).as_object();
+  RawHttpClient c = client();
+  const RawResponse response = c.request("POST", "/api/v1/client/config", kSmokeHeaders, R"({"sdk_version":"0.25.0"})");
+  ASSERT_EQ(response.status, 200);
+  const json::object config = response.json().as_object();
   EXPECT_EQ(config.at("use_pyqwest_transport"), false);
   EXPECT_EQ(config.at("pjwt_auth_enabled"), false);
   EXPECT_EQ(config.at("proto_compress_fwdbwd"), false);
@@ -103,34 +103,35 @@ TEST_F(ServerSmokeTest, ClientConfigAnswersEveryFlagAndPlainHttpx) {
   EXPECT_EQ(config.at("sample_max_concurrent_requests"), 2000);
   EXPECT_EQ(config.at("credential_default_source"), "api_key");
 
-  const RawResponse dynamic = c.request("POST", "/api/v1/client/dynamic_config", R"({"sdk_version":"0.25.0"})");
-  ASSERT_EQ(dynamic.result_int(), 200);
-  EXPECT_EQ(body_json(dynamic), json::parse(R"({"refresh_interval_sec":300})"));
+  const RawResponse dynamic =
+      c.request("POST", "/api/v1/client/dynamic_config", kSmokeHeaders, R"({"sdk_version":"0.25.0"})");
+  ASSERT_EQ(dynamic.status, 200);
+  EXPECT_EQ(dynamic.json(), json::parse(R"({"refresh_interval_sec":300})"));
   // JWT exchange is off unless announced.
-  EXPECT_EQ(c.request("POST", "/api/v1/auth/token", "{}").result_int(), 404);
+  EXPECT_EQ(c.request("POST", "/api/v1/auth/token", kSmokeHeaders, "{}").status, 404);
 }
 
 TEST_F(ServerSmokeTest, UnknownPathsAndWrongMethods) {
-  RawClient c = client();
-  const RawResponse unknown = c.request("GET", "/api/v1/no_such_endpoint");
-  EXPECT_EQ(unknown.result_int(), 404);
+  RawHttpClient c = client();
+  const RawResponse unknown = c.request("GET", "/api/v1/no_such_endpoint", kSmokeHeaders);
+  EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(detail_of(unknown), "Not Found");
-  const RawResponse wrong = c.request("GET", "/api/v1/create_session");
-  EXPECT_EQ(wrong.result_int(), 405);
-  EXPECT_EQ(wrong["Allow"], "POST");
-  EXPECT_EQ(c.request("GET", "/elsewhere").result_int(), 404);
+  const RawResponse wrong = c.request("GET", "/api/v1/create_session", kSmokeHeaders);
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_EQ(wrong.header("Allow"), "POST");
+  EXPECT_EQ(c.request("GET", "/elsewhere", kSmokeHeaders).status, 404);
 }
 
 TEST_F(ServerSmokeTest, UndecodableBodiesAre422NamingTheField) {
-  RawClient c = client();
-  const RawResponse wrong_type =
-      c.request("POST", "/api/v1/create_model", R"({"session_id": 5, "model_seq_id": 0, "base_model": "x"})");
-  EXPECT_EQ(wrong_type.result_int(), 422);
-  EXPECT_NE(detail_of(wrong_type).find("session_id"), std::string::npos) << wrong_type.body();
-  const RawResponse malformed = c.request("POST", "/api/v1/create_session", "{not json");
-  EXPECT_EQ(malformed.result_int(), 422);
-  const RawResponse bad_query = c.request("GET", "/api/v1/training_runs?limit=lots");
-  EXPECT_EQ(bad_query.result_int(), 422);
+  RawHttpClient c = client();
+  const RawResponse wrong_type = c.request("POST", "/api/v1/create_model", kSmokeHeaders,
+                                           R"({"session_id": 5, "model_seq_id": 0, "base_model": "x"})");
+  EXPECT_EQ(wrong_type.status, 422);
+  EXPECT_NE(detail_of(wrong_type).find("session_id"), std::string::npos) << wrong_type.body;
+  const RawResponse malformed = c.request("POST", "/api/v1/create_session", kSmokeHeaders, "{not json");
+  EXPECT_EQ(malformed.status, 422);
+  const RawResponse bad_query = c.request("GET", "/api/v1/training_runs?limit=lots", kSmokeHeaders);
+  EXPECT_EQ(bad_query.status, 422);
   EXPECT_NE(detail_of(bad_query).find("limit"), std::string::npos);
 }
 
@@ -138,24 +139,25 @@ TEST_F(ServerSmokeTest, OversizedBodiesAre413) {
   ServerOptions options = null_model_options();
   options.max_request_body = 1024;
   start(std::move(options));
-  RawClient c = client();
-  const RawResponse response = c.request("POST", "/api/v1/create_session", std::string(4096, ' '));
-  EXPECT_EQ(response.result_int(), 413);
+  RawHttpClient c = client();
+  const RawResponse response = c.request("POST", "/api/v1/create_session", kSmokeHeaders, std::string(4096, ' '));
+  EXPECT_EQ(response.status, 413);
   EXPECT_NE(detail_of(response).find("1024"), std::string::npos);
-  EXPECT_FALSE(response.keep_alive());
+  EXPECT_FALSE(response.keep_alive);
 
   // A small zstd body that decompresses beyond the limit (a "bomb") is a 413 too.
-  RawClient again = client();
+  RawHttpClient again = client();
   const std::string bomb = zstd_compress(std::string(100000, 'a'));
   ASSERT_LT(bomb.size(), 1024u);
-  const RawResponse bombed =
-      again.request("POST", "/api/v1/forward_backward", bomb,
-                    {"X-API-Key: tml-smoke-test", "Content-Type: application/x-protobuf", "Content-Encoding: zstd"});
-  EXPECT_EQ(bombed.result_int(), 413);
-  EXPECT_NE(detail_of(bombed).find("decompresses"), std::string::npos) << bombed.body();
-  const RawResponse gzip =
-      again.request("POST", "/api/v1/create_session", "x", {"X-API-Key: tml-smoke-test", "Content-Encoding: gzip"});
-  EXPECT_EQ(gzip.result_int(), 415);
+  const RawResponse bombed = again.request(
+      "POST", "/api/v1/forward_backward",
+      {{"X-API-Key", "tml-smoke-test"}, {"Content-Type", "application/x-protobuf"}, {"Content-Encoding", "zstd"}},
+      bomb);
+  EXPECT_EQ(bombed.status, 413);
+  EXPECT_NE(detail_of(bombed).find("decompresses"), std::string::npos) << bombed.body;
+  const RawResponse gzip = again.request("POST", "/api/v1/create_session",
+                                         {{"X-API-Key", "tml-smoke-test"}, {"Content-Encoding", "gzip"}}, "x");
+  EXPECT_EQ(gzip.status, 415);
 }
 
 TEST_F(ServerSmokeTest, StatusFaultsWithRetryAfterAndTheBare400) {
@@ -169,15 +171,15 @@ TEST_F(ServerSmokeTest, StatusFaultsWithRetryAfterAndTheBare400) {
   bare.on_calls = {2};
   std::vector<FaultRule> rules{limited, bare};
   server_->set_faults(std::move(rules));
-  RawClient c = client();
-  const RawResponse first = c.request("GET", "/api/v1/healthz");
-  EXPECT_EQ(first.result_int(), 429);
-  EXPECT_EQ(first["Retry-After"], "2");
-  const RawResponse second = c.request("GET", "/api/v1/healthz");
-  EXPECT_EQ(second.result_int(), 400);
-  EXPECT_EQ(second["Content-Length"], "0");
-  EXPECT_TRUE(second.body().empty());
-  EXPECT_EQ(c.request("GET", "/api/v1/healthz").result_int(), 200);
+  RawHttpClient c = client();
+  const RawResponse first = c.request("GET", "/api/v1/healthz", kSmokeHeaders);
+  EXPECT_EQ(first.status, 429);
+  EXPECT_EQ(first.header("Retry-After"), "2");
+  const RawResponse second = c.request("GET", "/api/v1/healthz", kSmokeHeaders);
+  EXPECT_EQ(second.status, 400);
+  EXPECT_EQ(second.header("Content-Length"), "0");
+  EXPECT_TRUE(second.body.empty());
+  EXPECT_EQ(c.request("GET", "/api/v1/healthz", kSmokeHeaders).status, 200);
 
   const AuditReport audit = server_->audit();
   ASSERT_EQ(audit.requests.size(), 3u);
@@ -197,34 +199,38 @@ TEST_F(ServerSmokeTest, ConnectionFaults) {
   malformed.on_calls = {3};
   std::vector<FaultRule> rules{reset, truncated, malformed};
   server_->set_faults(std::move(rules));
-  RawResponse response;
   {
-    RawClient c = client();
+    RawHttpClient c = client();
     c.send("GET", "/api/v1/healthz");
-    EXPECT_TRUE(c.try_receive(response));
+    EXPECT_TRUE(c.try_receive().error);
   }
   {
-    RawClient c = client();
+    RawHttpClient c = client();
     c.send("GET", "/api/v1/healthz");
-    EXPECT_TRUE(c.try_receive(response));  // the body ends early
+    EXPECT_TRUE(c.try_receive().error);  // the body ends early
   }
-  RawClient c = client();
+  RawHttpClient c = client();
   c.send("GET", "/api/v1/healthz");
-  ASSERT_FALSE(c.try_receive(response));
-  EXPECT_EQ(response.result_int(), 200);
+  const RawExchange answer = c.try_receive();
+  ASSERT_FALSE(answer.error);
+  const RawResponse& response = answer.response;
+  EXPECT_EQ(response.status, 200);
   boost::system::error_code ec;
-  json::parse(response.body(), ec);
-  EXPECT_TRUE(ec) << response.body();
+  json::parse(response.body, ec);
+  EXPECT_TRUE(ec) << response.body;
 }
 
 TEST_F(ServerSmokeTest, AdminPathsReportTheArrivalLog) {
-  RawClient c = client();
-  c.request("POST", "/api/v1/client/config", R"({"sdk_version":"0.25.0"})",
-            {"X-API-Key: tml-smoke-test", "Content-Type: application/json", "X-Idempotency-Key: idem-1",
-             "x-stainless-retry-count: 0"});
-  const RawResponse audit = c.request("GET", "/_admin/audit", "", {});
-  ASSERT_EQ(audit.result_int(), 200);
-  const json::object report = body_json(audit).as_object();
+  RawHttpClient c = client();
+  c.request("POST", "/api/v1/client/config",
+            {{"X-API-Key", "tml-smoke-test"},
+             {"Content-Type", "application/json"},
+             {"X-Idempotency-Key", "idem-1"},
+             {"x-stainless-retry-count", "0"}},
+            R"({"sdk_version":"0.25.0"})");
+  const RawResponse audit = c.request("GET", "/_admin/audit");
+  ASSERT_EQ(audit.status, 200);
+  const json::object report = audit.json().as_object();
   EXPECT_EQ(report.at("ok"), true);
   const json::array& requests = report.at("requests").as_array();
   ASSERT_GE(requests.size(), 1u);
@@ -237,14 +243,14 @@ TEST_F(ServerSmokeTest, AdminPathsReportTheArrivalLog) {
   EXPECT_EQ(first.at("retry_count"), "0");
   EXPECT_EQ(first.at("arrived").as_string().size(), std::string("2026-08-08T12:00:00.000000Z").size());
 
-  const RawResponse set = c.request("POST", "/_admin/faults", R"(["healthz:status=503"])", {});
-  ASSERT_EQ(set.result_int(), 200) << set.body();
-  EXPECT_EQ(c.request("GET", "/api/v1/healthz").result_int(), 503);
-  EXPECT_EQ(c.request("DELETE", "/_admin/faults", "", {}).result_int(), 200);
-  EXPECT_EQ(c.request("GET", "/api/v1/healthz").result_int(), 200);
-  const RawResponse bad = c.request("POST", "/_admin/faults", R"([{"endpoint":"x","kind":"status","status":"a"}])", {});
-  EXPECT_EQ(bad.result_int(), 422);
-  EXPECT_NE(detail_of(bad).find("[0].status"), std::string::npos) << bad.body();
+  const RawResponse set = c.request("POST", "/_admin/faults", {}, R"(["healthz:status=503"])");
+  ASSERT_EQ(set.status, 200) << set.body;
+  EXPECT_EQ(c.request("GET", "/api/v1/healthz", kSmokeHeaders).status, 503);
+  EXPECT_EQ(c.request("DELETE", "/_admin/faults").status, 200);
+  EXPECT_EQ(c.request("GET", "/api/v1/healthz", kSmokeHeaders).status, 200);
+  const RawResponse bad = c.request("POST", "/_admin/faults", {}, R"([{"endpoint":"x","kind":"status","status":"a"}])");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_NE(detail_of(bad).find("[0].status"), std::string::npos) << bad.body;
 }
 
 TEST_F(ServerSmokeTest, JwtModeMintsTokensThatAuthenticate) {
@@ -252,15 +258,15 @@ TEST_F(ServerSmokeTest, JwtModeMintsTokensThatAuthenticate) {
   options.client_config.pjwt_auth_enabled = true;
   options.jwt_lifetime = std::chrono::seconds(600);
   start(std::move(options));
-  RawClient c = client();
-  const RawResponse minted = c.request("POST", "/api/v1/auth/token", "{}");
-  ASSERT_EQ(minted.result_int(), 200);
-  const std::string jwt(body_json(minted).as_object().at("jwt").as_string());
+  RawHttpClient c = client();
+  const RawResponse minted = c.request("POST", "/api/v1/auth/token", kSmokeHeaders, "{}");
+  ASSERT_EQ(minted.status, 200);
+  const std::string jwt(minted.json().as_object().at("jwt").as_string());
   EXPECT_EQ(jwt.rfind("eyJ", 0), 0u);
-  const std::vector<std::string> with_jwt{"X-API-Key: " + jwt, "Content-Type: application/json"};
-  EXPECT_EQ(c.request("POST", "/api/v1/client/config", "{}", with_jwt).result_int(), 200);
+  const HeaderList with_jwt{{"X-API-Key", jwt}, {"Content-Type", "application/json"}};
+  EXPECT_EQ(c.request("POST", "/api/v1/client/config", with_jwt, "{}").status, 200);
   server_->advance_clock(std::chrono::seconds(601));
-  EXPECT_EQ(c.request("POST", "/api/v1/client/config", "{}", with_jwt).result_int(), 401);
+  EXPECT_EQ(c.request("POST", "/api/v1/client/config", with_jwt, "{}").status, 401);
 }
 
 TEST_F(ServerSmokeTest, PathPrefix) {
@@ -268,9 +274,9 @@ TEST_F(ServerSmokeTest, PathPrefix) {
   options.path_prefix = "/services/tinker";
   start(std::move(options));
   EXPECT_EQ(server_->base_url(), "http://127.0.0.1:" + std::to_string(server_->port()) + "/services/tinker");
-  RawClient c = client();
-  EXPECT_EQ(c.request("GET", "/services/tinker/api/v1/healthz").result_int(), 200);
-  EXPECT_EQ(c.request("GET", "/api/v1/healthz").result_int(), 404);
+  RawHttpClient c = client();
+  EXPECT_EQ(c.request("GET", "/services/tinker/api/v1/healthz", kSmokeHeaders).status, 200);
+  EXPECT_EQ(c.request("GET", "/api/v1/healthz", kSmokeHeaders).status, 404);
 }
 
 TEST(ServerLifecycleTest, BusyPortNamesHostAndPort) {
@@ -314,17 +320,17 @@ TEST(ServerLifecycleTest, StopEndsHeldLongPollsAndDelaysPromptly) {
   Server server(std::move(options));
   server.start();
 
-  RawClient c(server.port());
-  const RawResponse session =
-      c.request("POST", "/api/v1/create_session", R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0"})");
-  const std::string session_id(body_json(session).as_object().at("session_id").as_string());
+  RawHttpClient c(server.port());
+  const RawResponse session = c.request("POST", "/api/v1/create_session", kSmokeHeaders,
+                                        R"({"tags":[],"user_metadata":{},"sdk_version":"0.25.0"})");
+  const std::string session_id(session.json().as_object().at("session_id").as_string());
   const RawResponse ticket =
-      c.request("POST", "/api/v1/create_model",
+      c.request("POST", "/api/v1/create_model", kSmokeHeaders,
                 R"({"session_id":")" + session_id + R"(","model_seq_id":0,"base_model":"tinker-local/tiny-lm"})");
-  const std::string request_id(body_json(ticket).as_object().at("request_id").as_string());
-  c.send("POST", "/api/v1/retrieve_future", R"({"request_id":")" + request_id + R"("})",
-         {"X-API-Key: tml-smoke-test", "Content-Type: application/json"});
-  RawClient delayed(server.port());
+  const std::string request_id(ticket.json().as_object().at("request_id").as_string());
+  c.send("POST", "/api/v1/retrieve_future", {{"X-API-Key", "tml-smoke-test"}, {"Content-Type", "application/json"}},
+         R"({"request_id":")" + request_id + R"("})");
+  RawHttpClient delayed(server.port());
   delayed.send("GET", "/api/v1/healthz");
   // Stop only once the server holds both requests (in the arrival log, not yet answered).
   ASSERT_TRUE(test::wait_for_unanswered(server, "/api/v1/retrieve_future")) << "the long poll never reached the server";
@@ -333,11 +339,11 @@ TEST(ServerLifecycleTest, StopEndsHeldLongPollsAndDelaysPromptly) {
   const auto before = std::chrono::steady_clock::now();
   server.stop();
   EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(3));
-  RawResponse response;
-  if (!c.try_receive(response)) {
-    EXPECT_EQ(response.result_int(), 200);  // answered try_again as the engine shut down
+  const RawExchange answer = c.try_receive();
+  if (!answer.error) {
+    EXPECT_EQ(answer.response.status, 200);  // answered try_again as the engine shut down
   }
-  EXPECT_TRUE(delayed.try_receive(response));  // the delayed request is dropped
+  EXPECT_TRUE(delayed.try_receive().error);  // the delayed request is dropped
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Small checks shared by the HTTP API tests.
 #pragma once
 
-#include "unit/programs/local/support/http_client.hpp"
+#include "support/raw_http_client.hpp"
 #include "unit/programs/local/support/wire_bodies.hpp"
 
 #include <gtest/gtest.h>
@@ -14,9 +14,16 @@
 
 namespace tinker::local::test {
 
+// The raw client shared with the transport tests (test/support/raw_http_client.hpp).
+using tinker::test::HeaderList;
+using tinker::test::RawExchange;
+using tinker::test::RawHttpClient;
+using tinker::test::RawResponse;
+using tinker::test::RawResult;
+
 /// A JSON answer: Content-Type says JSON and Content-Length matches the body (a missing
 /// Content-Length on a 400 reads as a proxy fault to clients).
-inline ::testing::AssertionResult is_json_answer(const HttpResponse& response) {
+inline ::testing::AssertionResult is_json_answer(const RawResponse& response) {
   const auto type = response.header("Content-Type");
   if (!type || type->find("application/json") == std::string::npos) {
     return ::testing::AssertionFailure() << "Content-Type is not application/json\n" << response.describe();
@@ -35,7 +42,7 @@ inline ::testing::AssertionResult is_json_answer(const HttpResponse& response) {
 
 /// An error answer (doc/protocol.md#errors): `status`, JSON {"detail": "..."} whose text contains
 /// `mentions`.
-inline ::testing::AssertionResult is_error(const HttpResponse& response, int status, std::string_view mentions = {}) {
+inline ::testing::AssertionResult is_error(const RawResponse& response, int status, std::string_view mentions = {}) {
   if (response.status != status) {
     return ::testing::AssertionFailure() << "expected HTTP " << status << "\n" << response.describe();
   }
@@ -51,8 +58,13 @@ inline ::testing::AssertionResult is_error(const HttpResponse& response, int sta
   return ::testing::AssertionSuccess();
 }
 
+/// The "detail" of an error body ({"detail": "..."}); throws when the body has none.
+inline std::string detail_of(const RawResponse& response) {
+  return std::string(response.json().as_object().at("detail").as_string());
+}
+
 /// Any 4xx with a JSON {"detail"} mentioning `mentions` (the protocol leaves 400 vs 422 open).
-inline ::testing::AssertionResult is_client_error(const HttpResponse& response, std::string_view mentions = {}) {
+inline ::testing::AssertionResult is_client_error(const RawResponse& response, std::string_view mentions = {}) {
   if (response.status < 400 || response.status > 499) {
     return ::testing::AssertionFailure() << "expected a 4xx\n" << response.describe();
   }

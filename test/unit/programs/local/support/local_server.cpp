@@ -15,11 +15,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void unexpected(std::string_view what, const HttpResponse& response) {
+[[noreturn]] void unexpected(std::string_view what, const RawResponse& response) {
   throw std::runtime_error(std::string(what) + ": unexpected answer\n" + response.describe());
 }
 
-bool is_try_again(const HttpResponse& response) {
+bool is_try_again(const RawResponse& response) {
   if (response.status == 408) return true;
   if (response.status != 200) return false;
   const auto type = response.header("Content-Type");
@@ -95,8 +95,8 @@ std::uint16_t LocalApi::port() const {
   return server_->port();
 }
 
-std::unique_ptr<HttpClient> LocalApi::new_client() const {
-  return std::make_unique<HttpClient>("127.0.0.1", server_->port());
+std::unique_ptr<RawHttpClient> LocalApi::new_client() const {
+  return std::make_unique<RawHttpClient>("127.0.0.1", server_->port());
 }
 
 HeaderList LocalApi::auth(const HeaderList& extra) const {
@@ -105,29 +105,29 @@ HeaderList LocalApi::auth(const HeaderList& extra) const {
   return headers;
 }
 
-HttpResponse LocalApi::get(std::string_view target, const HeaderList& extra) {
+RawResponse LocalApi::get(std::string_view target, const HeaderList& extra) {
   HeaderList headers = auth(extra);
   headers.emplace_back("Accept", "application/json");
   return http_->request("GET", target, headers);
 }
 
-HttpResponse LocalApi::post(std::string_view target, const json::value& body, const HeaderList& extra) {
+RawResponse LocalApi::post(std::string_view target, const json::value& body, const HeaderList& extra) {
   return post_raw(target, to_text(body), json_type, extra);
 }
 
-HttpResponse LocalApi::post_raw(std::string_view target, std::string body, std::string_view content_type,
-                                const HeaderList& extra) {
+RawResponse LocalApi::post_raw(std::string_view target, std::string body, std::string_view content_type,
+                               const HeaderList& extra) {
   HeaderList headers = auth(extra);
   headers.emplace_back("Content-Type", std::string(content_type));
   return http_->request("POST", target, headers, std::move(body));
 }
 
-HttpResponse LocalApi::put(std::string_view target, const json::value& body) {
+RawResponse LocalApi::put(std::string_view target, const json::value& body) {
   HeaderList headers = auth({{"Content-Type", "application/json"}});
   return http_->request("PUT", target, headers, to_text(body));
 }
 
-HttpResponse LocalApi::del(std::string_view target) {
+RawResponse LocalApi::del(std::string_view target) {
   return http_->request("DELETE", target, auth());
 }
 
@@ -137,7 +137,7 @@ std::string LocalApi::create_session() {
   body["user_metadata"] = json::object{};
   body["sdk_version"] = "0.25.0";
   body["type"] = "create_session";
-  const HttpResponse response = post("/api/v1/create_session", body);
+  const RawResponse response = post("/api/v1/create_session", body);
   if (response.status != 200) unexpected("create_session", response);
   return string_field(response.json(), "session_id");
 }
@@ -170,12 +170,12 @@ std::string LocalApi::submit(std::string_view target, const json::value& body, c
 
 std::string LocalApi::submit_raw(std::string_view target, std::string body, std::string_view content_type,
                                  const HeaderList& extra) {
-  const HttpResponse response = post_raw(target, std::move(body), content_type, extra);
+  const RawResponse response = post_raw(target, std::move(body), content_type, extra);
   if (response.status != 200) unexpected(target, response);
   return string_field(response.json(), "request_id");
 }
 
-HttpResponse LocalApi::poll(const std::string& request_id, bool allow_metadata_only, std::string_view accept) {
+RawResponse LocalApi::poll(const std::string& request_id, bool allow_metadata_only, std::string_view accept) {
   json::object body;
   body["request_id"] = request_id;
   body["allow_metadata_only"] = allow_metadata_only;
@@ -183,11 +183,11 @@ HttpResponse LocalApi::poll(const std::string& request_id, bool allow_metadata_o
   return http_->request("POST", "/api/v1/retrieve_future", headers, to_text(body));
 }
 
-HttpResponse LocalApi::await_response(const std::string& request_id, std::string_view accept, bool allow_metadata_only,
-                                      std::chrono::milliseconds limit) {
+RawResponse LocalApi::await_response(const std::string& request_id, std::string_view accept, bool allow_metadata_only,
+                                     std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   for (;;) {
-    HttpResponse response = poll(request_id, allow_metadata_only, accept);
+    RawResponse response = poll(request_id, allow_metadata_only, accept);
     if (!is_try_again(response)) return response;
     if (std::chrono::steady_clock::now() > deadline) {
       throw std::runtime_error("future " + request_id + " still pending after the limit\n" + response.describe());
@@ -196,7 +196,7 @@ HttpResponse LocalApi::await_response(const std::string& request_id, std::string
 }
 
 json::value LocalApi::await_json(const std::string& request_id) {
-  const HttpResponse response = await_response(request_id);
+  const RawResponse response = await_response(request_id);
   if (response.status != 200) unexpected("retrieve_future " + request_id, response);
   json::value result = response.json();
   if (!result.is_object() || result.get_object().contains("error"))
@@ -209,7 +209,7 @@ json::value LocalApi::call(std::string_view target, const json::value& body) {
 }
 
 json::value LocalApi::await_failure(const std::string& request_id) {
-  const HttpResponse response = await_response(request_id);
+  const RawResponse response = await_response(request_id);
   if (response.status != 200) unexpected("retrieve_future " + request_id, response);
   json::value result = response.json();
   if (!result.is_object() || !result.get_object().contains("error")) {
@@ -219,7 +219,7 @@ json::value LocalApi::await_failure(const std::string& request_id) {
 }
 
 json::value LocalApi::admin_audit() {
-  const HttpResponse response = get("/_admin/audit");
+  const RawResponse response = get("/_admin/audit");
   if (response.status != 200) unexpected("GET /_admin/audit", response);
   return response.json();
 }

@@ -6,7 +6,7 @@
 // tokenizer is trained once and reused by every server of the run.
 #pragma once
 
-#include "unit/programs/local/support/http_client.hpp"
+#include "support/raw_http_client.hpp"
 #include "unit/programs/local/support/temp_dir.hpp"
 #include "unit/programs/local/support/wire_bodies.hpp"
 
@@ -23,6 +23,13 @@
 #include <string_view>
 
 namespace tinker::local::test {
+
+// The raw client shared with the transport tests (test/support/raw_http_client.hpp).
+using tinker::test::HeaderList;
+using tinker::test::RawExchange;
+using tinker::test::RawHttpClient;
+using tinker::test::RawResponse;
+using tinker::test::RawResult;
 
 inline constexpr std::string_view test_api_key = "tml-http-api-test-key";
 inline constexpr std::string_view tiny_model = "tinker-local/tiny-lm";
@@ -55,21 +62,21 @@ class LocalApi {
   ~LocalApi();
 
   Server& server() noexcept { return *server_; }
-  HttpClient& http() noexcept { return *http_; }
+  RawHttpClient& http() noexcept { return *http_; }
   std::uint16_t port() const;
   /// A second client on its own connection (for concurrency and raw-byte tests).
-  std::unique_ptr<HttpClient> new_client() const;
+  std::unique_ptr<RawHttpClient> new_client() const;
 
   /// Headers every authenticated request carries: X-API-Key (plus `extra`).
   HeaderList auth(const HeaderList& extra = {}) const;
   std::string api_key{test_api_key};
 
-  HttpResponse get(std::string_view target, const HeaderList& extra = {});
-  HttpResponse post(std::string_view target, const boost::json::value& body, const HeaderList& extra = {});
-  HttpResponse post_raw(std::string_view target, std::string body, std::string_view content_type,
-                        const HeaderList& extra = {});
-  HttpResponse put(std::string_view target, const boost::json::value& body);
-  HttpResponse del(std::string_view target);
+  RawResponse get(std::string_view target, const HeaderList& extra = {});
+  RawResponse post(std::string_view target, const boost::json::value& body, const HeaderList& extra = {});
+  RawResponse post_raw(std::string_view target, std::string body, std::string_view content_type,
+                       const HeaderList& extra = {});
+  RawResponse put(std::string_view target, const boost::json::value& body);
+  RawResponse del(std::string_view target);
 
   /// POST create_session; returns session_id.
   std::string create_session();
@@ -82,12 +89,12 @@ class LocalApi {
   std::string submit_raw(std::string_view target, std::string body, std::string_view content_type,
                          const HeaderList& extra = {});
   /// One retrieve_future poll.
-  HttpResponse poll(const std::string& request_id, bool allow_metadata_only = false,
-                    std::string_view accept = json_type);
+  RawResponse poll(const std::string& request_id, bool allow_metadata_only = false,
+                   std::string_view accept = json_type);
   /// Polls until the answer is neither try_again nor 408 (within `limit`); returns that answer.
-  HttpResponse await_response(const std::string& request_id, std::string_view accept = json_type,
-                              bool allow_metadata_only = false,
-                              std::chrono::milliseconds limit = std::chrono::milliseconds(60000));
+  RawResponse await_response(const std::string& request_id, std::string_view accept = json_type,
+                             bool allow_metadata_only = false,
+                             std::chrono::milliseconds limit = std::chrono::milliseconds(60000));
   /// await_response, then requires a JSON success (no "error" key) and returns it.
   boost::json::value await_json(const std::string& request_id);
   /// submit + await_json.
@@ -100,7 +107,7 @@ class LocalApi {
 
  private:
   std::unique_ptr<Server> server_;
-  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<RawHttpClient> http_;
 };
 
 /// Fixture: `options` may be changed before the first `api()` call starts the server.

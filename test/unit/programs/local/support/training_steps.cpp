@@ -16,7 +16,7 @@ std::vector<std::vector<float>> TrainingModel::forward_logprobs(const std::vecto
   const auto request = proto_forward_backward(model_id_, static_cast<std::int32_t>(next_seq()), batch, true);
   const std::string request_id =
       api_->submit_raw("/api/v1/forward_backward", request.SerializeAsString(), protobuf_type);
-  const HttpResponse response = api_->await_response(request_id, protobuf_type);
+  const RawResponse response = api_->await_response(request_id, protobuf_type);
   if (response.status != 200 ||
       response.header("Content-Type").value_or("").find("application/x-protobuf") == std::string::npos) {
     throw std::runtime_error("forward: expected a protobuf result\n" + response.describe());
@@ -45,8 +45,8 @@ double TrainingModel::train_step(const std::vector<Tokens>& batch, double learni
   return number(field(field(result, "metrics"), "loss:sum"));
 }
 
-HttpResponse TrainingModel::save_weights(const std::string& name, std::optional<std::int64_t> ttl_seconds,
-                                         bool overwrite) {
+RawResponse TrainingModel::save_weights(const std::string& name, std::optional<std::int64_t> ttl_seconds,
+                                        bool overwrite) {
   json::object body;
   body["model_id"] = model_id_;
   body["path"] = name;
@@ -54,13 +54,13 @@ HttpResponse TrainingModel::save_weights(const std::string& name, std::optional<
   if (ttl_seconds) body["ttl_seconds"] = *ttl_seconds;
   body["overwrite"] = overwrite;
   body["type"] = "save_weights";
-  const HttpResponse submitted = api_->post("/api/v1/save_weights", body);
+  const RawResponse submitted = api_->post("/api/v1/save_weights", body);
   if (submitted.status != 200) return submitted;
   return api_->await_response(string_field(submitted.json(), "request_id"));
 }
 
 std::string TrainingModel::save(const std::string& name) {
-  const HttpResponse response = save_weights(name);
+  const RawResponse response = save_weights(name);
   const json::value result = response.json();
   if (response.status != 200 || result.as_object().contains("error")) {
     throw std::runtime_error("save_weights failed\n" + response.describe());
@@ -115,7 +115,7 @@ std::string create_sampling_session(LocalApi& api, const std::string& session, s
   if (base_model) body["base_model"] = *base_model;
   if (model_path) body["model_path"] = *model_path;
   body["type"] = "create_sampling_session";
-  const HttpResponse response = api.post("/api/v1/create_sampling_session", body);
+  const RawResponse response = api.post("/api/v1/create_sampling_session", body);
   if (response.status != 200) throw std::runtime_error("create_sampling_session\n" + response.describe());
   return string_field(response.json(), "sampling_session_id");
 }

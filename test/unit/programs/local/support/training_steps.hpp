@@ -30,8 +30,8 @@ class TrainingModel {
   double train_step(const std::vector<Tokens>& batch, double learning_rate);
 
   /// save_weights; returns the whole HTTP answer of the future (success or failure).
-  HttpResponse save_weights(const std::string& name, std::optional<std::int64_t> ttl_seconds = std::nullopt,
-                            bool overwrite = false);
+  RawResponse save_weights(const std::string& name, std::optional<std::int64_t> ttl_seconds = std::nullopt,
+                           bool overwrite = false);
   /// save_weights that must succeed; returns the tinker path.
   std::string save(const std::string& name);
   /// save_weights_for_sampler with a name; returns the tinker path.
