@@ -27,6 +27,8 @@ namespace tinker::renderers {
 namespace {
 
 using test_support::conversations;
+using test_support::text_of;
+using test_support::tokens_of;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -65,14 +67,6 @@ std::shared_ptr<const Tokenizer> v31_tokenizer() {
 
 std::filesystem::path v31_template() {
   return std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" / "deepseek_v3_1.jinja";
-}
-
-std::string text_of(const Renderer& renderer, std::span<const TokenId> tokens) {
-  return renderer.tokenizer().decode(tokens, false);
-}
-
-std::vector<TokenId> tokens_of(const Renderer& renderer, std::string_view text) {
-  return renderer.tokenizer().encode(text, false);
 }
 
 // DeepSeek writes no call ids, so a parsed call has none.

@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tinker::renderers::test_support {
@@ -24,6 +26,14 @@ using ExpectedMessage = std::function<Message(const Message&)>;
 inline const std::vector<test::TestConversation>& conversations() {
   static const std::vector<test::TestConversation> loaded = test::load_test_conversations();
   return loaded;
+}
+
+/// `text` in the renderer's tokenizer, without special-token handling, and back.
+inline std::vector<TokenId> tokens_of(const Renderer& renderer, std::string_view text) {
+  return renderer.tokenizer().encode(text, false);
+}
+inline std::string text_of(const Renderer& renderer, std::span<const TokenId> tokens) {
+  return renderer.tokenizer().decode(tokens, false);
 }
 
 /// The failures of a template comparison, one per line, for a test's failure message.

@@ -18,6 +18,7 @@ namespace tinker::renderers {
 namespace {
 
 using test_support::joined;
+using test_support::tokens_of;
 
 using test::TestConversation;
 using ::testing::HasSubstr;
@@ -41,10 +42,6 @@ bool current_turn_reasons(std::span<const Message> messages) {
     if (messages[i].role == "user") start = i + 1;
   }
   return std::any_of(messages.begin() + static_cast<std::ptrdiff_t>(start), messages.end(), has_reasoning);
-}
-
-std::vector<TokenId> tokens_of(const Renderer& renderer, std::string_view text) {
-  return renderer.tokenizer().encode(text, false);
 }
 
 TEST(Qwen3Renderer, GenerationPromptsEqualTheChatTemplate) {

@@ -2,6 +2,7 @@
 // chat template to compare with; checked against the format itself on real tokenizers.
 #include "renderers/families.hpp"
 #include "support/render_reference.hpp"
+#include "unit/renderers/family_properties.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
@@ -14,9 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<TokenId> tokens_of(const Renderer& renderer, std::string_view text) {
-  return renderer.tokenizer().encode(text, false);
-}
+using test_support::tokens_of;
 
 const std::vector<Message> conversation{Message("system", "Be brief."), Message("user", "What is 2+2?"),
                                         Message("assistant", "4"), Message("user", "And 3+3?")};
