@@ -187,15 +187,12 @@ ForwardBackwardOutput decode_output(std::string_view bytes) {
 
   ForwardBackwardOutput out;
   out.metrics.insert(msg->metrics().begin(), msg->metrics().end());
-  // An empty type is "ArrayRecord" with or without records: otherwise records holding no datum would
-  // decode to "", and the same output sent back (without records) to "ArrayRecord" (found by fuzzing).
-  if (msg->loss_fn_output_type().empty()) {
-    out.loss_fn_output_type = "ArrayRecord";
-  } else if (msg->loss_fn_outputs().empty()) {
-    out.loss_fn_output_type = msg->loss_fn_output_type();
-  } else {
-    out.loss_fn_output_type = bare_class_name(msg->loss_fn_output_type());
-  }
+  // An empty type is "ArrayRecord" with or without records, and so is a type whose bare class name is
+  // empty ("module::"): otherwise it would decode to "", and the same output sent back to
+  // "ArrayRecord" (both found by fuzzing).
+  const std::string_view type = msg->loss_fn_outputs().empty() ? std::string_view(msg->loss_fn_output_type())
+                                                               : bare_class_name(msg->loss_fn_output_type());
+  out.loss_fn_output_type = type.empty() ? std::string("ArrayRecord") : std::string(type);
   if (msg->loss_fn_outputs().empty()) return out;
 
   // Σ num_datums is authoritative (it survives writers that drop every field); 0 means an older

@@ -420,6 +420,15 @@ TEST(ProtoDecode, EmptyTypeIsArrayRecordAlsoWithRecordsOfNoDatum) {
   EXPECT_EQ(from_protobuf<ForwardBackwardOutput>(to_protobuf(decoded)), decoded);
 }
 
+// Fuzzing found a type whose bare class name is empty ("module::", records present) decoding to "",
+// which re-sent without a type decoded to "ArrayRecord" (test/fuzz/regressions/protobuf_decode/).
+TEST(ProtoDecode, ATypeWithAnEmptyBareNameIsArrayRecord) {
+  const std::string bytes = WireWriter().bytes(1, "module::").message(2, WireWriter()).str();
+  const auto decoded = from_protobuf<ForwardBackwardOutput>(bytes);
+  EXPECT_EQ(decoded.loss_fn_output_type, "ArrayRecord");
+  EXPECT_EQ(to_protobuf(from_protobuf<ForwardBackwardOutput>(to_protobuf(decoded))), to_protobuf(decoded));
+}
+
 TEST(ProtoDecode, PackedAndUnpackedTrailingShapesAreEquivalent) {
   const auto output_with = [](const WireWriter& trailing_shape_and_rest) {
     const WireWriter entry = WireWriter().bytes(1, "x").message(2, trailing_shape_and_rest);
