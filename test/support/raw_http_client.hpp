@@ -67,6 +67,18 @@ class RawResponse {
   std::string describe() const;
 };
 
+/// What a Beast response (or the part of it parsed so far) says, as a RawResponse.
+inline RawResponse raw_response_of(const boost::beast::http::response<boost::beast::http::string_body>& message) {
+  RawResponse response;
+  response.status = static_cast<int>(message.result_int());
+  for (const auto& field : message) {
+    response.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  response.body = message.body();
+  response.keep_alive = message.keep_alive();
+  return response;
+}
+
 /// One exchange: what went wrong at the transport level, plus whatever arrived before.
 class RawExchange {
  public:
@@ -345,13 +357,7 @@ inline RawExchange RawHttpClient::read_response() {
   boost::beast::http::async_read(*stream_, buffer_, parser, [&](boost::system::error_code e, std::size_t) { ec = e; });
   run();
   result.header_received = parser.is_header_done();
-  const auto& message = parser.get();
-  result.response.status = static_cast<int>(message.result_int());
-  for (const auto& field : message) {
-    result.response.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-  }
-  result.response.body = message.body();
-  result.response.keep_alive = message.keep_alive();
+  result.response = raw_response_of(parser.get());
   if (ec) {
     result.error = ec;
     failed();

@@ -403,14 +403,7 @@ asio::awaitable<error_code> exchange(Stream& stream, RawRequest request, RawResp
   beast::get_lowest_layer(stream).expires_never();
   if (read_ec) co_return read_ec;
 
-  const auto& got = parser.get();
-  response.status = static_cast<int>(got.result_int());
-  response.headers.clear();
-  for (const auto& field : got) {
-    response.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-  }
-  response.body = got.body();
-  response.keep_alive = got.keep_alive();
+  response = raw_response_of(parser.get());
   co_return error_code();
 }
 

@@ -2,19 +2,14 @@
 
 #include "api/endpoints.hpp"
 #include "client/sampling/report.hpp"
-#include "client/session/telemetry_report.hpp"
 #include "http/clock.hpp"
 #include "http/observer.hpp"
-
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <tuple>
 #include <utility>
 
 namespace tinker::client::sampling {
 
-using futures::settle_with;
 namespace {
 
 namespace asio = boost::asio;
