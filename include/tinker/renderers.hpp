@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -28,9 +29,10 @@ class Tokenizer;
 /// to sample from (`build_generation_prompt`), or a supervised example with a per-token training
 /// mask (`build_supervised_example`). `parse_response` reads sampled tokens back into a message,
 /// splitting reasoning and tool calls out of the text. The families and their names are the ones
-/// the Tinker cookbook uses (`role_colon`, `llama3`, `qwen3`, `qwen3_disable_thinking`,
-/// `qwen3_instruct`, `deepseekv3`, `deepseekv3_thinking`, `gpt_oss_no_sysprompt`,
-/// `gpt_oss_medium_reasoning`, `kimi_k2`), so recipes move between the two unchanged.
+/// the Tinker cookbook uses (`role_colon`, `llama3`, the `qwen3*`, `qwen3_5*`, `qwen3_8_*` and
+/// `qwen3_vl*` families, `deepseekv3*`, `gpt_oss_*`, `kimi_k2*`, `nemotron3*`; renderer_names()
+/// lists them all), so recipes move between the two unchanged. Users add families of their own
+/// with register_renderer.
 /// `doc/renderers.md` describes each format and the checks that tie it to the model's own template.
 ///
 ///     auto tokenizer = co_await training.async_get_tokenizer(tinker::use_awaitable);
@@ -70,13 +72,28 @@ class ThinkingPart {
   friend bool operator==(const ThinkingPart&, const ThinkingPart&) = default;
 };
 
-/// An image. No text family here can render one: they fail naming the message and part.
+/// An image in a message: an encoded PNG or JPEG file (the encodings the service takes). The
+/// vision families (`qwen3_5`, `qwen3_8_*`, `qwen3_vl*`, `kimi_k25*`, `kimi_k26*`) render it as
+/// their image markup around an ImageChunk whose `expected_tokens` is the model's own count for
+/// the image's size; the text-only families fail naming the message and part.
+///
+/// Make one from a file, bytes or a `data:` URI: the format is read from the bytes (not from a
+/// name or a MIME type), and WebP is decoded and re-encoded as PNG, losslessly. PNG and JPEG are
+/// kept byte for byte (`doc/renderers.md#images` says why). Each throws tinker::error
+/// (invalid_argument) for what is not a readable PNG, JPEG or WebP image, naming the file.
 class ImagePart {
  public:
   /// An empty PNG.
   ImagePart() = default;
-  /// The encoded image `data_` in `format_`.
+  /// The encoded image `data_` in `format_` (checked against the bytes when rendered).
   ImagePart(std::vector<std::uint8_t> data_, ImageFormat format_) : data(std::move(data_)), format(format_) {}
+
+  /// The image file at `path`.
+  static ImagePart from_file(const std::string& path);
+  /// An encoded PNG, JPEG or WebP image.
+  static ImagePart from_bytes(std::vector<std::uint8_t> bytes);
+  /// A `data:image/...;base64,...` URI (the form OpenAI-style conversations carry).
+  static ImagePart from_data_uri(std::string_view uri);
 
   std::vector<std::uint8_t> data;         ///< the encoded image file's bytes
   ImageFormat format = ImageFormat::png;  ///< how `data` is encoded
@@ -84,6 +101,29 @@ class ImagePart {
   /// Equal when every field is equal.
   friend bool operator==(const ImagePart&, const ImagePart&) = default;
 };
+
+/// An image's size in pixels, as its header states it.
+class ImageSize {
+ public:
+  std::uint32_t width = 0;   ///< pixels
+  std::uint32_t height = 0;  ///< pixels
+
+  /// Equal when both sides are equal.
+  friend bool operator==(const ImageSize&, const ImageSize&) = default;
+};
+
+/// The size of `image` from its header (PNG, JPEG or WebP). Throws tinker::error
+/// (invalid_argument) for bytes that are not such an image, a truncated header or a zero size.
+ImageSize image_size(std::span<const std::uint8_t> image);
+
+/// Tokens an image of `size` takes in the Qwen vision families (Qwen3-VL, Qwen3.5, 3.6, 3.8):
+/// Qwen's `smart_resize` to multiples of 32 between 65,536 and 16,777,216 pixels, 16-pixel
+/// patches merged 2x2. Throws tinker::error (invalid_argument) for a zero side or an aspect ratio
+/// over 200, which the processor refuses.
+std::int64_t qwen_vl_image_tokens(ImageSize size);
+/// Tokens an image of `size` takes in Kimi K2.5 and K2.6 (their image processor's rule; see
+/// `doc/renderers.md#images`). Throws tinker::error (invalid_argument) for a zero side.
+std::int64_t kimi_k25_image_tokens(ImageSize size);
 
 /// One part of a message's content.
 using ContentPart = std::variant<TextPart, ThinkingPart, ImagePart>;
@@ -121,9 +161,32 @@ class UnparsedToolCall {
   friend bool operator==(const UnparsedToolCall&, const UnparsedToolCall&) = default;
 };
 
+/// A function the model may call, as declared to it (OpenAI's and the cookbook's shape).
+class ToolSpec {
+ public:
+  /// An empty declaration.
+  ToolSpec() = default;
+  /// Function `name_`, what it does, and its parameters as a JSON Schema object's text.
+  ToolSpec(std::string name_, std::string description_, std::string parameters_ = "{\"type\": \"object\", \"properties\": {}}")
+      : name(std::move(name_)), description(std::move(description_)), parameters(std::move(parameters_)) {}
+
+  std::string name;         ///< the function's name, as calls name it
+  std::string description;  ///< what it does, for the model
+  std::string parameters;   ///< JSON Schema object text: {"type": "object", "properties": {...}, "required": [...]}
+
+  /// Equal when every field is equal.
+  friend bool operator==(const ToolSpec&, const ToolSpec&) = default;
+};
+
+/// Reads tool declarations: a JSON array of `{"name", "description", "parameters"}` objects or of
+/// OpenAI's `{"type": "function", "function": {...}}`, or an object with such a "tools" array.
+/// Throws tinker::error (invalid_argument) naming the JSON path of what is wrong.
+std::vector<ToolSpec> tools_from_json(std::string_view json);
+
 /// One message of a conversation. `role` is "system", "user", "assistant" or "tool" (some
-/// families also know "developer"); a renderer refuses a role it cannot render, naming the
-/// message's index.
+/// families also know "developer", and Kimi's "tool_declare" that
+/// create_conversation_prefix_with_tools makes); a renderer refuses a role it cannot render,
+/// naming the message's index.
 class Message {
  public:
   /// An empty message without a role.
@@ -156,7 +219,7 @@ class Message {
 /// Reads a conversation in the cookbook's (and OpenAI's) JSON shape: `{"messages": [...]}` or a
 /// bare array of messages. A message has "role" and "content" (a string, or a list of parts
 /// {"type": "text", "text"}, {"type": "thinking", "thinking"}, {"type": "image", "image":
-/// base64, "format"}), and optionally "tool_calls" ([{"id", "function": {"name", "arguments"}}],
+/// base64, "format"} or OpenAI's {"type": "image_url", "image_url": {"url": "data:..."}}), and optionally "tool_calls" ([{"id", "function": {"name", "arguments"}}],
 /// arguments as a JSON string or object), "name", "tool_call_id" and "trainable"; a
 /// "reasoning_content" string is read as a leading thinking part. Throws tinker::error
 /// (invalid_argument) naming the JSON path of what is wrong (e.g. "messages[2].content[0].type").
@@ -248,6 +311,14 @@ class Renderer {
   /// `unparsed_tool_calls`).
   virtual ParsedResponse parse_response(std::span<const TokenId> tokens) const = 0;
 
+  /// The messages that declare `tools` to the model (with `system_prompt`), to put before the
+  /// conversation: a system message holding Qwen's `<tools>` block, Kimi's "tool_declare"
+  /// message, Harmony's `namespace functions`, and so on. Throws tinker::error
+  /// (invalid_argument) for a family without a tool format, or a ToolSpec whose parameters are
+  /// not a JSON object (naming it).
+  virtual std::vector<Message> create_conversation_prefix_with_tools(std::span<const ToolSpec> tools,
+                                                                     std::string_view system_prompt = {}) const;
+
   /// Whether the prompt after turn k is always a prefix of the tokens after turn k+1, so a
   /// multi-turn trajectory can be trained as one sequence.
   virtual bool has_extension_property() const noexcept { return false; }
@@ -313,17 +384,31 @@ class Renderer {
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 
-/// The names make_renderer knows, in the order of the list at the top of this header.
+/// Makes a renderer over a tokenizer: what register_renderer takes.
+using RendererFactory = std::function<std::unique_ptr<Renderer>(std::shared_ptr<const Tokenizer>)>;
+
+/// The names make_renderer knows: the built-in families in the order of `doc/renderers.md`, then
+/// the registered ones in the order they were registered.
 std::vector<std::string> renderer_names();
 
 /// A renderer of family `name` over `tokenizer`. Throws tinker::error (invalid_argument) for an
-/// unknown name (listing the known ones) or a tokenizer that lacks the family's special tokens
-/// (naming the token).
+/// unknown name (listing the known ones), a family tinker-cpp cannot render (`tml_v0`: the
+/// message says why and what to do instead) or a tokenizer that lacks the family's special
+/// tokens (naming the token).
 std::unique_ptr<Renderer> make_renderer(std::string_view name, std::shared_ptr<const Tokenizer> tokenizer);
 
-/// The renderer names that suit `model_name` (a service name such as "Qwen/Qwen3-8B"; a
-/// ":suffix" is ignored), best first. Throws tinker::error (invalid_argument) for a model it
-/// does not know.
+/// Adds family `name`, made by `factory`, to make_renderer (and so to `tinker render
+/// --renderer`), as the cookbook's register_renderer does. Registering a name again replaces
+/// the earlier factory. Throws tinker::error (invalid_argument) for an empty name, a null factory
+/// or a built-in family's name. Thread-safe.
+void register_renderer(std::string name, RendererFactory factory);
+/// Removes a registered family; false when `name` was not registered. Thread-safe.
+bool unregister_renderer(std::string_view name);
+
+/// The renderer names that suit `model_name` (a service name such as "Qwen/Qwen3.5-9B"; a
+/// ":peft:<context length>" or other ":suffix" is ignored), best first: the cookbook's list for
+/// every model it knows, `role_colon` for base models. Throws tinker::error (invalid_argument)
+/// only for a model it has never heard of.
 std::vector<std::string> recommended_renderers(std::string_view model_name);
 /// recommended_renderers(model_name).front().
 std::string recommended_renderer(std::string_view model_name);

@@ -1,10 +1,9 @@
-// recommended_renderers: the chat format each served model was trained on, best first.
+// recommended_renderers: the chat format each model was trained on, best first.
 //
 // The table follows the Tinker cookbook's model list (tinker_cookbook/model_info.py), so a model
-// name picks the same renderer in both. Base models (no chat tuning) get role_colon. Models whose
-// family tinker-cpp does not render yet (vision-language models, Qwen3.5 and later, Kimi K2.5 and
-// later, Nemotron) are refused with the family's name rather than given a near miss: a renderer
-// that is almost the model's format trains the model on the wrong tokens without any error.
+// name picks the same renderer in both, retired models included (their checkpoints can still be
+// rendered and exported). Base models (no chat tuning) get role_colon. Inkling's family, tml_v0,
+// is named here; make_renderer then explains why tinker-cpp cannot build it.
 #include "renderers/families.hpp"
 
 #include <tinker/error.hpp>
@@ -23,46 +22,71 @@ struct KnownModel {
   std::string_view renderers;  ///< comma-separated, best first
 };
 
-constexpr std::array<KnownModel, 28> known_models{{
-    // tinker-local's own models: a ChatML tokenizer with no thinking markup (see tinker-local).
+constexpr std::string_view qwen3 = "qwen3,qwen3_disable_thinking";
+constexpr std::string_view qwen3_5 = "qwen3_5,qwen3_5_disable_thinking";
+constexpr std::string_view qwen3_8 =
+    "qwen3_8_xhigh_reasoning,qwen3_8_disable_thinking,qwen3_8_medium_reasoning,qwen3_8_low_reasoning";
+constexpr std::string_view gpt_oss = "gpt_oss_no_sysprompt,gpt_oss_medium_reasoning";
+constexpr std::string_view nemotron3 = "nemotron3,nemotron3_disable_thinking,nemotron3_preserve_thinking";
+constexpr std::string_view nemotron3_super =
+    "nemotron3,nemotron3_disable_thinking,nemotron3_preserve_thinking,nemotron3_low_thinking";
+constexpr std::string_view nemotron3_ultra =
+    "nemotron3_ultra,nemotron3_ultra_disable_thinking,nemotron3_ultra_medium_thinking,"
+    "nemotron3_ultra_preserve_thinking";
+constexpr std::string_view nemotron3_lightning =
+    "nemotron3_ultra,nemotron3_ultra_disable_thinking,nemotron3_ultra_preserve_thinking";
+
+constexpr std::array<KnownModel, 43> known_models{{
+    // tinker-local's own models (see tinker-local): a ChatML tokenizer with no thinking markup, a
+    // SentencePiece one, and the vision model written in Qwen3.5's format.
     {"tinker-local/tiny-lm", "qwen3_instruct,role_colon"},
     {"tinker-local/tiny-lm-sp", "role_colon"},
+    {"tinker-local/tiny-vl", qwen3_5},
     {"meta-llama/Llama-3.1-8B-Instruct", "llama3"},
     {"meta-llama/Llama-3.3-70B-Instruct", "llama3"},
     {"meta-llama/Llama-3.2-1B", "role_colon"},
     {"meta-llama/Llama-3.2-3B", "role_colon"},
     {"meta-llama/Llama-3.1-8B", "role_colon"},
     {"meta-llama/Llama-3.1-70B", "role_colon"},
+    {"Qwen/Qwen3-VL-30B-A3B-Instruct", "qwen3_vl_instruct"},
+    {"Qwen/Qwen3-VL-235B-A22B-Instruct", "qwen3_vl_instruct"},
     {"Qwen/Qwen3-8B-Base", "role_colon"},
     {"Qwen/Qwen3-30B-A3B-Base", "role_colon"},
-    {"Qwen/Qwen3-8B", "qwen3,qwen3_disable_thinking"},
-    {"Qwen/Qwen3-32B", "qwen3,qwen3_disable_thinking"},
-    {"Qwen/Qwen3-30B-A3B", "qwen3,qwen3_disable_thinking"},
-    {"Qwen/Qwen3-235B-A22B", "qwen3,qwen3_disable_thinking"},
+    {"Qwen/Qwen3-8B", qwen3},
+    {"Qwen/Qwen3-32B", qwen3},
+    {"Qwen/Qwen3-30B-A3B", qwen3},
+    {"Qwen/Qwen3-235B-A22B", qwen3},
     {"Qwen/Qwen3-4B-Instruct-2507", "qwen3_instruct"},
     {"Qwen/Qwen3-30B-A3B-Instruct-2507", "qwen3_instruct"},
     {"Qwen/Qwen3-235B-A22B-Instruct-2507", "qwen3_instruct"},
+    {"Qwen/Qwen3.5-4B", qwen3_5},
+    {"Qwen/Qwen3.5-9B", qwen3_5},
     {"Qwen/Qwen3.5-9B-Base", "role_colon"},
+    {"Qwen/Qwen3.5-27B", qwen3_5},
+    {"Qwen/Qwen3.5-35B-A3B", qwen3_5},
     {"Qwen/Qwen3.5-35B-A3B-Base", "role_colon"},
+    {"Qwen/Qwen3.5-397B-A17B", qwen3_5},
+    {"Qwen/Qwen3.6-27B", qwen3_5},
+    {"Qwen/Qwen3.6-35B-A3B", qwen3_5},
+    {"Qwen/Qwen3.8-27B", qwen3_8},
     {"deepseek-ai/DeepSeek-V3.1", "deepseekv3,deepseekv3_thinking"},
     {"deepseek-ai/DeepSeek-V3.1-Base", "role_colon"},
-    {"openai/gpt-oss-20b", "gpt_oss_no_sysprompt,gpt_oss_medium_reasoning"},
-    {"openai/gpt-oss-120b", "gpt_oss_no_sysprompt,gpt_oss_medium_reasoning"},
+    {"openai/gpt-oss-20b", gpt_oss},
+    {"openai/gpt-oss-120b", gpt_oss},
     {"moonshotai/Kimi-K2-Thinking", "kimi_k2"},
-    // Served, but in a format tinker-cpp does not render yet (the cookbook's family is named).
-    {"Qwen/Qwen3-VL-30B-A3B-Instruct", "!qwen3_vl_instruct"},
-    {"Qwen/Qwen3-VL-235B-A22B-Instruct", "!qwen3_vl_instruct"},
-    {"moonshotai/Kimi-K2.5", "!kimi_k25"},
-    {"moonshotai/Kimi-K2.6", "!kimi_k26"},
+    {"moonshotai/Kimi-K2.5", "kimi_k25,kimi_k25_disable_thinking"},
+    {"moonshotai/Kimi-K2.6", "kimi_k26,kimi_k26_disable_thinking,kimi_k26_preserve_thinking"},
+    {"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", nemotron3},
+    {"nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", nemotron3_super},
+    {"nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16", nemotron3_ultra},
+    {"nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16", nemotron3_lightning},
+    // Inkling and Inkling-Small (any "thinkingmachines/Inkling..." name; see below).
+    {"thinkingmachines/Inkling", "tml_v0"},
+    {"thinkingmachines/Inkling-Small", "tml_v0"},
 }};
 
-// Families of whole model lines that are not rendered yet, by name prefix.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> unsupported_lines{{
-    {"Qwen/Qwen3.5-", "qwen3_5"},
-    {"Qwen/Qwen3.6-", "qwen3_5"},
-    {"Qwen/Qwen3.8-", "qwen3_8"},
-    {"nvidia/NVIDIA-Nemotron-", "nemotron3"},
-}};
+// Inkling models the table does not list yet share the family, as in the cookbook.
+constexpr std::string_view inkling_prefix = "thinkingmachines/Inkling";
 
 Names split_names(std::string_view list) {
   Names names;
@@ -74,27 +98,15 @@ Names split_names(std::string_view list) {
   return names;
 }
 
-[[noreturn]] void throw_unsupported(std::string_view model, std::string_view family) {
-  throw error(errc::invalid_argument, "model " + std::string(model) + " uses the \"" + std::string(family) +
-                                          "\" chat format, which tinker-cpp does not render yet (renderers: " +
-                                          detail::joined_renderer_names() + ")");
-}
-
 }  // namespace
 
 std::vector<std::string> recommended_renderers(std::string_view model_name) {
+  // ":peft:<context length>" (the long-context variants) and any other suffix name the same model.
   const std::string_view model = model_name.substr(0, model_name.find(':'));
   for (const KnownModel& known : known_models) {
-    if (known.name != model) continue;
-    if (known.renderers.starts_with('!')) throw_unsupported(model, known.renderers.substr(1));
-    return split_names(known.renderers);
+    if (known.name == model) return split_names(known.renderers);
   }
-  for (const auto& [prefix, family] : unsupported_lines) {
-    if (model.starts_with(prefix)) {
-      if (model.ends_with("-Base")) return {"role_colon"};
-      throw_unsupported(model, family);
-    }
-  }
+  if (model.starts_with(inkling_prefix)) return {"tml_v0"};
   throw error(errc::invalid_argument,
               "no recommended renderer for model \"" + std::string(model) +
                   "\": it is not one the service lists; pick one of renderer_names() with make_renderer");

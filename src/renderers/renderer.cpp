@@ -22,7 +22,7 @@ constexpr std::array<std::pair<TrainOn, const char*>, 7> train_on_names{{
 }};
 
 // Roles some family renders; a family refuses the ones it does not know itself.
-constexpr std::array<std::string_view, 5> known_roles{"system", "user", "assistant", "tool", "developer"};
+constexpr std::array<std::string_view, 6> known_roles{"system", "user", "assistant", "tool", "developer", "tool_declare"};
 
 [[noreturn]] void invalid(std::string message) {
   throw error(errc::invalid_argument, std::move(message));
@@ -37,7 +37,7 @@ void check_roles(std::span<const Message> messages) {
     const std::string& role = messages[i].role;
     if (std::find(known_roles.begin(), known_roles.end(), role) == known_roles.end()) {
       invalid(message_path(i) + ".role: unknown role \"" + role +
-              "\" (known: system, user, assistant, tool, developer)");
+              "\" (known: system, user, assistant, tool, developer, tool_declare)");
     }
   }
 }
@@ -226,6 +226,13 @@ Renderer::RenderContext Renderer::context_of(std::span<const Message> messages, 
   const std::size_t turn_start = context.last_user_index ? *context.last_user_index + 1 : 0;
   context.in_last_assistant_turn = index >= turn_start;
   return context;
+}
+
+std::vector<Message> Renderer::create_conversation_prefix_with_tools(std::span<const ToolSpec> tools,
+                                                                    std::string_view system_prompt) const {
+  (void)tools;
+  (void)system_prompt;
+  invalid("renderer \"" + std::string(name()) + "\" has no format for declaring tools");
 }
 
 std::vector<TokenId> Renderer::encode(std::string_view text) const {
