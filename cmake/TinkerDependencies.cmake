@@ -51,6 +51,13 @@ tinker_require(PCRE2_FOUND "PCRE2 >= 10.40 (8-bit library)" "libpcre2-dev")
 pkg_check_modules(UTF8PROC QUIET IMPORTED_TARGET libutf8proc>=2.5)
 tinker_require(UTF8PROC_FOUND "utf8proc >= 2.5" "libutf8proc-dev")
 
+# Image parts and tinker-local's vision model: image headers, decoding and PNG encoding.
+pkg_check_modules(PNG QUIET IMPORTED_TARGET libpng16>=1.6)
+tinker_require(PNG_FOUND "libpng >= 1.6" "libpng-dev")
+pkg_check_modules(JPEG QUIET IMPORTED_TARGET libjpeg>=2.0)
+tinker_require(JPEG_FOUND "libjpeg-turbo >= 2.0" "libjpeg62-turbo-dev")
+pkg_check_modules(WEBP QUIET IMPORTED_TARGET libwebp>=1.0)
+tinker_require(WEBP_FOUND "libwebp >= 1.0" "libwebp-dev")
 pkg_check_modules(LIBARCHIVE QUIET IMPORTED_TARGET libarchive>=3.4)
 tinker_require(LIBARCHIVE_FOUND "libarchive >= 3.4" "libarchive-dev")
 

@@ -7,7 +7,7 @@ include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TINKER_SDK_LAYERS losses sync renderers client hub tokenizer text api http asio core)  # link order: users first
+set(TINKER_SDK_LAYERS losses sync renderers client hub tokenizer image text api http asio core)  # link order: users first
 set(_tinker_targets tinker tinker_headers tinker_local)
 foreach(layer IN LISTS TINKER_SDK_LAYERS)
   list(APPEND _tinker_targets tinker_${layer})
@@ -65,7 +65,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libboost1.81-dev, libboost-json1.81-dev, libboost-url1.81-dev, libssl-dev, libsentencepiece-dev, libzstd-dev, \
-libarchive-dev, libprotobuf-dev, libpcre2-dev, libutf8proc-dev, pkg-config")
+libarchive-dev, libprotobuf-dev, libpcre2-dev, libutf8proc-dev, libpng-dev, libjpeg62-turbo-dev, libwebp-dev, pkg-config")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "C++20 SDK for the Tinker fine-tuning API, with tinker-local\n \
 Static libraries and headers of the SDK (find_package(tinker), pkg-config tinker), the `tinker`\n \

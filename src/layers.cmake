@@ -15,6 +15,8 @@ tinker_layer(http PATHS http USES core asio)
 tinker_layer(api PATHS api USES http)
 # Tokenizers that need no network: tokenizer.json, SentencePiece, tiktoken, text processing.
 tinker_layer(text PATHS text USES core)
+# Image files (header, decoding, PNG encoding) and the vision families' image token counts.
+tinker_layer(image PATHS image USES core)
 # Finding a model's tokenizer: name resolution, the file search, the Hub download, the cache.
 tinker_layer(tokenizer PATHS tokenizer USES text http)
 # Uploads to the Hugging Face Hub (repo creation, LFS, commits) for `tinker checkpoint push-hf`.
@@ -22,13 +24,13 @@ tinker_layer(hub PATHS hub USES tokenizer)
 # ServiceClient, TrainingClient, SamplingClient, RestClient, Future<T> (one folder per subsystem).
 tinker_layer(client PATHS client USES api tokenizer)
 # Chat renderers: messages <-> tokens and weights.
-tinker_layer(renderers PATHS renderers USES text)
+tinker_layer(renderers PATHS renderers USES text image)
 # The blocking facades.
 tinker_layer(sync PATHS sync USES client)
 # Ready-made custom losses for forward_backward_custom (with blocking forms over the facades).
 tinker_layer(losses PATHS losses USES sync)
 # tinker-local: shares types, codecs, tokenizers and the compiled Asio with the SDK, nothing else.
-tinker_layer(local PATHS programs/local USES core text asio)
+tinker_layer(local PATHS programs/local USES core text asio image)
 # The `tinker` command line: the public API only.
 tinker_layer(cli PATHS programs/cli)
 # tinker-bench, the benchmark harness (doc/bench.md): the public API only, tinker-local through its public header.
