@@ -178,7 +178,7 @@ int run(int argc, char** argv) {
     std::cout << "TINKER_API_KEY is not set: using tinker-local at " << client.base_url << " with injected faults\n";
   }
   const std::string base_model =
-      flags.text("--base-model", local ? "tinker-local/tiny-lm" : "Qwen/Qwen3-4B-Instruct-2507");
+      flags.text("--base-model", local ? "tinker-local/tiny-lm" : "Qwen/Qwen3.5-4B");
 
   auto log = spdlog::stdout_color_mt("tinker");
   log->set_level(spdlog::level::info);

@@ -88,7 +88,7 @@ Backend::Backend(std::string_view sample_name) : client_(tinker::ClientOptions::
 Backend::~Backend() = default;
 
 std::string Backend::base_model(const Flags& flags) const {
-  return flags.text("--base-model", is_local() ? "tinker-local/tiny-lm" : "Qwen/Qwen3-4B-Instruct-2507");
+  return flags.text("--base-model", is_local() ? "tinker-local/tiny-lm" : "Qwen/Qwen3.5-4B");
 }
 
 bool run_async(const Backend& backend, const AsyncSample& sample) {

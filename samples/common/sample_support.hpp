@@ -52,7 +52,7 @@ class Backend {
   tinker::ServiceClientOptions service_options() const { return tinker::ServiceClientOptions(client_); }
 
   /// `--base-model` if given; else tinker-local/tiny-lm locally (a ChatML tokenizer, so the
-  /// qwen3_instruct renderer) and Qwen/Qwen3-4B-Instruct-2507 on the service (same renderer).
+  /// qwen3_instruct renderer) and Qwen/Qwen3.5-4B on the service (the cookbook's default; qwen3_5).
   std::string base_model(const Flags& flags) const;
 
  private:

@@ -30,7 +30,7 @@ class TinkerErrorCategory final : public boost::system::error_category {
       case errc::protocol_error: return "protocol error";
       case errc::decode_error: return "malformed response";
       case errc::response_too_large: return "response too large";
-      case errc::request_failed: return "request failed";
+      case errc::request_failed: return "operation failed";
       case errc::invalid_argument: return "invalid argument";
       case errc::invalid_configuration: return "invalid configuration";
     }

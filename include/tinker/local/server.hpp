@@ -27,10 +27,13 @@
 /// thread. It links only the SDK's types and codecs, never its client code.
 namespace tinker::local {
 
-/// The tokenizers tinker-local builds itself from its bundled corpus, both of 1024 ids.
+/// The tokenizers tinker-local builds itself from its bundled corpus.
 enum class TinyTokenizer {
-  byte_level_bpe,  ///< a Hugging Face `tokenizer.json` shaped like Qwen3's (ServerOptions::bpe_tokenizer_id)
-  sentencepiece,   ///< a SentencePiece `tokenizer.model` (ServerOptions::sp_tokenizer_id)
+  byte_level_bpe,  ///< a Hugging Face `tokenizer.json` shaped like Qwen3's, 1024 ids (ServerOptions::bpe_tokenizer_id)
+  sentencepiece,   ///< a SentencePiece `tokenizer.model`, 1024 ids (ServerOptions::sp_tokenizer_id)
+  /// byte_level_bpe plus the rest of Qwen's added tokens (thinking, vision, tool markup), 1047 ids,
+  /// so Qwen3.5's chat format renders on it (ServerOptions::vl_tokenizer_id)
+  byte_level_bpe_vl,
 };
 
 /// One base model of the catalogue. Every entry is the same tiny transformer architecture with
@@ -46,15 +49,18 @@ class CatalogueEntry {
 
   std::string name;                                         ///< the base model's name, e.g. "Qwen/Qwen3-8B"
   std::int64_t max_context_length = 2048;                   ///< reported by get_server_capabilities, in tokens
-  TinyTokenizer tokenizer = TinyTokenizer::byte_level_bpe;  ///< which of the two tokenizers it uses
+  TinyTokenizer tokenizer = TinyTokenizer::byte_level_bpe;  ///< which of the tokenizers it uses
   int d_model = 32;                                         ///< width of the tiny transformer
   int d_mlp = 64;                                           ///< hidden width of its MLP
+  /// Takes image chunks (counted by Qwen-VL's rule, `doc/local.md#images`); other models refuse them.
+  bool vision = false;
 };
 
 /// The default catalogue: "tinker-local/tiny-lm" plus stand-ins named like common real models
 /// ("Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"), so scripts written for the real service run
-/// unchanged, all over the byte-level BPE tokenizer; and "tinker-local/tiny-lm-sp" over the
-/// SentencePiece one. The stand-ins are the same tiny model, seeded by their own names.
+/// unchanged, all over the byte-level BPE tokenizer; "tinker-local/tiny-lm-sp" over the
+/// SentencePiece one; and the vision model "tinker-local/tiny-vl" over the byte-level BPE with
+/// Qwen's markup. The stand-ins are the same tiny model, seeded by their own names.
 std::vector<CatalogueEntry> default_catalogue();
 
 /// The flags `client/config` returns (see tinker::ClientConfigResponse for their meaning); the
@@ -147,13 +153,14 @@ class ServerOptions {
   /// Where the tokenizer is installed in the Hugging Face cache layout. Empty = `$HF_HUB_CACHE`,
   /// else `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub`, else `~/.cache/huggingface/hub`.
   std::filesystem::path hf_hub_cache;
-  /// The repo ids the two tokenizers are installed and served under, and that `get_info` reports
+  /// The repo ids the tokenizers are installed and served under, and that `get_info` reports
   /// for the catalogue entries using them ("org/name" of letters, digits, '.', '_', '-'). Tests
   /// give ids of their own to have repos no cache holds. Only the tokenizers the catalogue uses
   /// are installed and served.
   ///@{
   std::string bpe_tokenizer_id = "tinker-local/tiny-bpe-1k";
   std::string sp_tokenizer_id = "tinker-local/tiny-sp-1k";
+  std::string vl_tokenizer_id = "tinker-local/tiny-bpe-vl";
   ///@}
   /// Accepted API keys. Empty = any key starting with "tml-".
   std::vector<std::string> api_keys;

@@ -228,8 +228,9 @@ class PollLoop {
         return Step::poll_again();
       }
       case AnswerKind::failed: {
+        // The exchange succeeded (HTTP 200) and the operation failed: no HTTP status in the
+        // diagnostics, or the error would read as an HTTP failure with status 200.
         diagnostics diag;
-        diag.http_status = response.status;
         diag.request_id = request_.request_id;
         diag.message = answer.error_message;
         diag.category = answer.category;

@@ -22,6 +22,13 @@ TEST_F(SyncErrors, UnknownBaseModelNamesTheModelAndCarriesTheRequestId) {
   EXPECT_FALSE(failure.diag.request_id.empty());
   EXPECT_NE(failure.diag.message.find(unknown_model), std::string::npos) << failure.diag.message;
   EXPECT_NE(failure.message().find(unknown_model), std::string::npos) << failure.message();
+  // An operation that failed is not an HTTP failure (its poll answered 200), and the message
+  // says what the server does serve.
+  EXPECT_EQ(failure.diag.http_status, 0);
+  EXPECT_EQ(failure.message().find("HTTP"), std::string::npos) << failure.message();
+  const std::size_t served = failure.diag.message.find("this server serves ");
+  ASSERT_NE(served, std::string::npos) << failure.diag.message;
+  EXPECT_NE(failure.diag.message.find(tiny_model, served), std::string::npos) << failure.diag.message;
 
   // The throwing form throws the same error.
   try {

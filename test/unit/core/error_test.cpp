@@ -38,7 +38,7 @@ TEST(Error, WhatCombinesCodeAndDiagnostics) {
   failed.category = RequestErrorCategory::user;
   failed.message = "bad target";
   EXPECT_STREQ(error(make_error_code(errc::request_failed), failed).what(),
-               "request failed [category: user]: bad target");
+               "operation failed [category: user]: bad target");
   EXPECT_STREQ(error(errc::invalid_argument, "x: y").what(), "invalid argument: x: y");
 }
 

@@ -72,7 +72,7 @@ void Engine::Impl::shutdown() {
 namespace {
 std::shared_ptr<engine_detail::Backend> backend_for(const ServerOptions& options, const LocalTokenizers& tokenizers) {
   if (options.null_model) return engine_detail::make_null_backend(options);
-  if (!tokenizers.byte_level_bpe && !tokenizers.sentencepiece) {
+  if (tokenizers.empty()) {
     throw tinker::error(errc::invalid_configuration, "Engine: a tokenizer is required unless null_model");
   }
   return engine_detail::make_model_backend(tokenizers);

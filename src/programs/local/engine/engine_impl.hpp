@@ -232,7 +232,15 @@ class Engine::Impl {
   ModelRecord& add_model(std::string id, SessionRecord* session, const std::string& owner, std::string base_model,
                          LoraConfig lora, std::optional<JsonObject> user_metadata);
   const CatalogueEntry* find_base(std::string_view name) const;
+  /// "base_model: unknown model NAME; this server serves A, B, ...".
+  std::string unknown_model_message(std::string_view name) const;
   model::LoraSettings lora_settings(const LoraConfig& config, std::string_view model_id) const;
+  /// Throws HttpError 400 naming the chunk ("<path>.chunks[j]: ...") for an image chunk that
+  /// `base_model` does not take, or whose bytes or expected_tokens the model refuses
+  /// (image_checks.cpp). Nothing for a base model the catalogue does not hold.
+  void check_image_chunks(const ModelInput& input, const std::string& path, const std::string& base_model) const;
+  /// The same for every datum ("data[i].model_input").
+  void check_image_chunks(const ForwardBackwardInput& input, const std::string& base_model) const;
 
   // --- training ops (training.cpp) ---
   void run_forward_backward(ModelRecord& model, std::int64_t seq_id, std::shared_ptr<const ForwardBackwardInput> input,

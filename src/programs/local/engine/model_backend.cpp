@@ -111,6 +111,7 @@ class ModelBackend final : public Backend {
     arch.d_model = entry.d_model;
     arch.d_mlp = entry.d_mlp;
     arch.max_context = static_cast<int>(std::clamp<std::int64_t>(entry.max_context_length, 1, INT_MAX));
+    arch.vision = entry.vision;
     auto base = std::make_shared<const model::BaseModel>(entry.name, arch);
     bases_.emplace(entry.name, base);
     return base;
@@ -126,13 +127,14 @@ class ModelBackend final : public Backend {
 std::unique_ptr<Backend> make_model_backend(TokenizerInfo tokenizer) {
   if (tokenizer.vocab_size < 2) throw tinker::error(errc::invalid_configuration, "the tiny model needs a vocabulary");
   TokenizersByKind tokenizers{{TinyTokenizer::byte_level_bpe, tokenizer},
+                              {TinyTokenizer::byte_level_bpe_vl, tokenizer},
                               {TinyTokenizer::sentencepiece, std::move(tokenizer)}};
   return std::make_unique<ModelBackend>(std::move(tokenizers));
 }
 
 std::unique_ptr<Backend> make_model_backend(const LocalTokenizers& tokenizers) {
   TokenizersByKind infos;
-  for (const TinyTokenizer kind : {TinyTokenizer::byte_level_bpe, TinyTokenizer::sentencepiece}) {
+  for (const TinyTokenizer kind : all_tiny_tokenizers) {
     std::shared_ptr<const LocalTokenizer> tokenizer = tokenizers.of(kind);
     if (!tokenizer) continue;
     if (tokenizer->vocab_size() < 2)

@@ -42,6 +42,15 @@ const CatalogueEntry* Engine::Impl::find_base(std::string_view name) const {
   return nullptr;
 }
 
+// The list saves a user the round trip to get_server_capabilities after a typo or a model this
+// server does not serve.
+std::string Engine::Impl::unknown_model_message(std::string_view name) const {
+  std::string served;
+  for (const auto& entry : options.catalogue) served += (served.empty() ? "" : ", ") + entry.name;
+  return "base_model: unknown model " + std::string(name) + "; this server serves " + served +
+         " (get_server_capabilities lists them)";
+}
+
 model::LoraSettings Engine::Impl::lora_settings(const LoraConfig& config, std::string_view model_id) const {
   model::LoraSettings settings;
   settings.rank = static_cast<int>(config.rank);
@@ -184,7 +193,7 @@ UntypedAPIFuture Engine::create_model(const CreateModelRequest& request, const P
   LoraConfig lora = request.lora_config.value_or(LoraConfig());
   const CatalogueEntry* entry = impl.find_base(request.base_model);
   std::optional<std::string> problem = lora_problem(lora);
-  if (entry == nullptr) problem = "base_model: unknown model " + request.base_model + " (see get_server_capabilities)";
+  if (entry == nullptr) problem = impl.unknown_model_message(request.base_model);
   if (problem) {
     impl.after_pause(future, [&impl, future, message = *problem]() {
       impl.complete(future, Failure{message, RequestErrorCategory::user});

@@ -28,11 +28,16 @@ class NullState final : public ModelState {
 class NullBackend final : public Backend {
  public:
   explicit NullBackend(const ServerOptions& options)
-      : bpe_id_(options.bpe_tokenizer_id), sp_id_(options.sp_tokenizer_id) {}
+      : bpe_id_(options.bpe_tokenizer_id), sp_id_(options.sp_tokenizer_id), vl_id_(options.vl_tokenizer_id) {}
 
   bool inline_compute() const noexcept override { return true; }
   std::string tokenizer_id(const CatalogueEntry& base) const override {
-    return base.tokenizer == TinyTokenizer::sentencepiece ? sp_id_ : bpe_id_;
+    switch (base.tokenizer) {
+      case TinyTokenizer::sentencepiece: return sp_id_;
+      case TinyTokenizer::byte_level_bpe_vl: return vl_id_;
+      case TinyTokenizer::byte_level_bpe: break;
+    }
+    return bpe_id_;
   }
   std::string arch() const override { return "tinker-local-null"; }
 
@@ -153,6 +158,7 @@ class NullBackend final : public Backend {
  private:
   std::string bpe_id_;
   std::string sp_id_;
+  std::string vl_id_;
 };
 
 }  // namespace

@@ -66,7 +66,7 @@ CreateSamplingSessionResponse Engine::create_sampling_session(const CreateSampli
     sampler->weights = impl.load_snapshot(meta);
   } else {
     if (impl.find_base(*request.base_model) == nullptr) {
-      throw HttpError(404, "base_model: unknown model " + *request.base_model);
+      throw HttpError(404, impl.unknown_model_message(*request.base_model));
     }
     sampler->base_model = *request.base_model;
   }
@@ -93,7 +93,7 @@ SamplerRecord& Engine::Impl::resolve_adhoc_sampler(const SampleRequest& request,
     sampler->weights = load_snapshot(meta);
   } else {
     if (find_base(*request.base_model) == nullptr) {
-      throw HttpError(404, "base_model: unknown model " + *request.base_model);
+      throw HttpError(404, unknown_model_message(*request.base_model));
     }
     sampler->base_model = *request.base_model;
   }
@@ -125,6 +125,7 @@ UntypedAPIFuture Engine::sample(SampleRequest request, const Principal& who, boo
   } else {
     throw HttpError(400, "asample: sampling_session_id (or base_model / model_path) is required");
   }
+  impl.check_image_chunks(request.prompt, "prompt", sampler->base_model);  // 400 before a ticket is issued
   if (backpressure && impl.pending_samples >= impl.options.sample_queue_limit) {
     throw HttpError(429, "too many pending samples (" + std::to_string(impl.pending_samples) + "); retry later");
   }

@@ -206,6 +206,7 @@ void Engine::Impl::run_load(ModelRecord& model, std::int64_t seq_id, std::string
 UntypedAPIFuture Engine::forward_backward(ForwardBackwardRequest request, const Principal& who) {
   Impl& impl = *impl_;
   ModelRecord& model = impl.model_for_submit(request.model_id, who);
+  impl.check_image_chunks(request.forward_backward_input, model.base_model);  // 400 before a seq_id is taken
   const char* op = request.forward_only ? "forward" : "forward_backward";
   auto input = std::make_shared<const ForwardBackwardInput>(std::move(request.forward_backward_input));
   bool forward_only = request.forward_only;
@@ -282,7 +283,7 @@ UntypedAPIFuture Engine::load_weights(const LoadWeightsRequest& request, const P
   if (!failure) {
     base_model = request.base_model.value_or(std::get<engine_detail::CheckpointMeta>(resolved).base_model);
     if (impl.find_base(base_model) == nullptr) {
-      failure = Failure{"base_model: unknown model " + base_model, RequestErrorCategory::user};
+      failure = Failure{impl.unknown_model_message(base_model), RequestErrorCategory::user};
     }
   }
   if (failure) {

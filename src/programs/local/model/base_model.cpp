@@ -44,6 +44,10 @@ BaseModel::Weights::Weights(const Architecture& arch, std::uint64_t seed) {
   w1 = random_matrix(m, d, 0.5 * inv_sqrt_d, seed, 5);
   w2 = random_matrix(d, m, inv_sqrt_m, seed, 6);
   unembed = random_matrix(v, d, 0.05, seed, 7);
+  // Image cells land at about the scale of token embeddings (a component's standard deviation
+  // is near 1 for a mid-grey cell), so attention treats them alike; the colour features then
+  // move each component by up to about one unit.
+  if (arch.vision) image_projection = random_matrix(d, kImageFeatures, 0.6, seed, 8);
 }
 
 const Matrix& BaseModel::Weights::target(Target t) const noexcept {

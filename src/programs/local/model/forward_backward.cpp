@@ -25,7 +25,7 @@ ForwardBackwardOutput run(const BaseModel& base, const LoraState::Impl* lora, co
   output.loss_fn_output_type = "ArrayRecord";
   double total_loss = 0.0;
   for (const DatumInputs& datum : data) {
-    const std::size_t n = datum.tokens.size();
+    const std::size_t n = datum.sequence.size();
     const std::size_t k = datum.targets_per_position;
     Activations acts(base.arch(), backprop);
     // Backprop needs every position's distribution; a forward pass only the current one.
@@ -35,7 +35,7 @@ ForwardBackwardOutput run(const BaseModel& base, const LoraState::Impl* lora, co
     std::vector<double> dlogprob(n * k);
     for (std::size_t t = 0; t < n; ++t) {
       double* distribution = all_logprobs.data() + (backprop ? t * static_cast<std::size_t>(vocab) : 0);
-      step(weights, datum.tokens[t], acts, distribution);
+      step(weights, datum.sequence, t, acts, distribution);
       for (std::size_t i = t * k; i < (t + 1) * k; ++i) {
         const double p = distribution[datum.targets[i]];
         const TokenLoss loss = token_loss(config, datum, i, p);

@@ -8,7 +8,6 @@
 #include <functional>
 #include <numeric>
 #include <string_view>
-#include <variant>
 
 namespace tinker::local::model {
 namespace {
@@ -20,15 +19,6 @@ constexpr double kMaxLogRatio = 80.0;
 
 std::string index_path(std::string_view prefix, std::size_t i) {
   return std::string(prefix) + "[" + std::to_string(i) + "]";
-}
-
-const char* chunk_kind(const ModelInputChunk& chunk) {
-  switch (chunk.index()) {
-    case 1: return "image";
-    case 2: return "image_asset_pointer";
-    case 3: return "dmel";
-    default: return "encoded_text";
-  }
 }
 
 std::string loss_name(LossKind kind) {
@@ -161,27 +151,6 @@ LossConfig parse_loss_config(const ForwardBackwardInput& input) {
   return config;
 }
 
-std::vector<TokenId> text_tokens(const ModelInput& input, const std::string& path, int vocab_size) {
-  std::vector<TokenId> tokens;
-  for (std::size_t j = 0; j < input.chunks.size(); ++j) {
-    const auto* text = std::get_if<EncodedTextChunk>(&input.chunks[j]);
-    const std::string chunk_path = index_path(path + ".chunks", j);
-    if (text == nullptr) {
-      throw UserError(chunk_path + ": " + chunk_kind(input.chunks[j]) +
-                      " chunks are not supported; this model reads encoded_text only");
-    }
-    for (std::size_t k = 0; k < text->tokens.size(); ++k) {
-      const TokenId token = text->tokens[k];
-      if (token < 0 || token >= vocab_size) {
-        throw UserError(index_path(chunk_path + ".tokens", k) + ": token id " + std::to_string(token) +
-                        " is outside the vocabulary [0, " + std::to_string(vocab_size) + ")");
-      }
-    }
-    tokens.insert(tokens.end(), text->tokens.begin(), text->tokens.end());
-  }
-  return tokens;
-}
-
 std::vector<DatumInputs> validate_data(const ForwardBackwardInput& input, const LossConfig& config,
                                        const Architecture& arch) {
   std::vector<DatumInputs> result;
@@ -190,8 +159,8 @@ std::vector<DatumInputs> validate_data(const ForwardBackwardInput& input, const 
     const Datum& datum = input.data[i];
     const std::string path = index_path("data", i);
     DatumInputs parsed;
-    parsed.tokens = text_tokens(datum.model_input, path + ".model_input", arch.vocab_size);
-    const std::size_t n = parsed.tokens.size();
+    parsed.sequence = read_model_input(datum.model_input, path + ".model_input", arch);
+    const std::size_t n = parsed.sequence.size();
     if (n > static_cast<std::size_t>(arch.max_context)) {
       throw UserError(path + ".model_input: length " + std::to_string(n) + " exceeds the model's max context " +
                       std::to_string(arch.max_context));

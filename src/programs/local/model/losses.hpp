@@ -1,6 +1,7 @@
 // Validation of forward_backward inputs and the five per-token losses.
 #pragma once
 
+#include "programs/local/model/inputs.hpp"
 #include "programs/local/model/tiny_lm.hpp"
 
 #include <string>
@@ -41,7 +42,7 @@ struct LossConfig {
 /// targets per position, loss -sum_k w[n,k] logprob(target[n,k]); Tinker docs, "Loss Functions /
 /// Cross-Entropy", "Top-K distillation"). Per-target vectors are then N*K long, row-major.
 struct DatumInputs {
-  std::vector<TokenId> tokens;            ///< model_input, all chunks concatenated (N)
+  InputSequence sequence;                 ///< model_input, all chunks concatenated (N positions)
   std::vector<TokenId> targets;           ///< target_tokens (N * targets_per_position)
   std::size_t targets_per_position = 1;   ///< K; 1 for a 1-D target_tokens
   bool two_dimensional = false;           ///< target_tokens was (N, K): outputs are (N, K) too
@@ -53,15 +54,12 @@ struct DatumInputs {
 /// Parses loss_fn and loss_fn_config. Unknown config keys are ignored. Throws UserError.
 LossConfig parse_loss_config(const ForwardBackwardInput& input);
 
-/// Validates every datum of `input` (chunks, token ids, lengths, required keys and dtypes,
-/// context length) and converts it. Throws UserError naming the offending path.
+/// Validates every datum of `input` (chunks, token ids, images, lengths, required keys and dtypes,
+/// context length) and converts it. Throws UserError naming the offending path. Image positions
+/// take targets and weights like text ones (clients send weight 0 there: an image cell has no
+/// token to predict).
 std::vector<DatumInputs> validate_data(const ForwardBackwardInput& input, const LossConfig& config,
                                        const Architecture& arch);
-
-/// The concatenated tokens of a text-only model input; `path` names it in errors
-/// (e.g. "data[3].model_input" or "prompt"). Throws UserError for other chunk kinds and for ids
-/// outside [0, vocab).
-std::vector<TokenId> text_tokens(const ModelInput& input, const std::string& path, int vocab_size);
 
 /// The loss of one token and its derivative with respect to the learner logprob p.
 struct TokenLoss {

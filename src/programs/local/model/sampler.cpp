@@ -162,11 +162,11 @@ SampleResponse sample(const BaseModel& base, const LoraState* lora, const ModelI
   if (impl != nullptr) check_same_architecture(base, *impl);
   validate_settings(settings);
   const StopRules stop = parse_stop(settings.params.stop);
-  const std::vector<TokenId> tokens = text_tokens(prompt, "prompt", arch.vocab_size);
-  if (tokens.empty()) throw UserError("prompt: must contain at least one token");
+  const InputSequence sequence = read_model_input(prompt, "prompt", arch);
+  if (sequence.size() == 0) throw UserError("prompt: must contain at least one token");
   const std::int64_t max_tokens = settings.params.max_tokens.value_or(settings.default_max_tokens);
   if (max_tokens < 1) throw UserError("sampling_params.max_tokens: " + std::to_string(max_tokens) + " must be >= 1");
-  const auto prompt_length = static_cast<std::int64_t>(tokens.size());
+  const auto prompt_length = static_cast<std::int64_t>(sequence.size());
   if (prompt_length > arch.max_context || max_tokens > arch.max_context - prompt_length) {
     throw UserError("sampling_params.max_tokens: prompt length " + std::to_string(prompt_length) + " + max_tokens " +
                     std::to_string(max_tokens) + " exceeds the model's max context " +
@@ -183,10 +183,15 @@ SampleResponse sample(const BaseModel& base, const LoraState* lora, const ModelI
   // The prompt pass fills the KV cache once; every sample continues from a copy of it.
   Activations acts(arch, false);
   std::vector<double> logprobs(static_cast<std::size_t>(vocab));
-  for (std::size_t t = 0; t < tokens.size(); ++t) {
-    step(weights, tokens[t], acts, logprobs.data());
-    if (t + 1 == tokens.size()) break;
-    const TokenId next = tokens[t + 1];
+  for (std::size_t t = 0; t < sequence.size(); ++t) {
+    step(weights, sequence, t, acts, logprobs.data());
+    if (t + 1 == sequence.size()) break;
+    if (sequence.is_image(t + 1)) {  // an image cell is no token: nothing to score it by
+      if (response.prompt_logprobs) response.prompt_logprobs->emplace_back(std::nullopt);
+      if (topk > 0) response.topk_prompt_logprobs->emplace_back(std::nullopt);
+      continue;
+    }
+    const TokenId next = sequence.tokens[t + 1];
     if (response.prompt_logprobs) response.prompt_logprobs->emplace_back(static_cast<float>(logprobs[next]));
     if (topk > 0) {
       std::vector<TopkEntry> entries;

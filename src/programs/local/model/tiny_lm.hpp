@@ -40,6 +40,9 @@ struct Architecture {
   int d_model = 32;
   int d_mlp = 64;
   int max_context = 2048;
+  /// Takes image chunks: each image becomes as many positions as Qwen-VL's count for its size,
+  /// embedded by a frozen projection of its pooled pixels (images.hpp).
+  bool vision = false;
 };
 
 class BaseModel {
@@ -121,7 +124,8 @@ class LoraState {
 
 /// Validates every datum (token ids within the vocabulary, context length, required loss_fn_inputs
 /// of each loss (doc/protocol.md#core-types) with their dtypes and lengths, known loss_fn,
-/// text-only chunks), then computes per-token logprobs of the target tokens and the loss. Unless
+/// text chunks, and image chunks for a vision model), then computes per-position logprobs of the
+/// target tokens and the loss. Unless
 /// `forward_only`, adds the loss's gradients to `lora`'s accumulators. Nothing is changed when
 /// validation fails. Output: one record per datum with "logprobs" and "elementwise_loss" (float32,
 /// shaped like target_tokens: [N], or [N, K] for cross_entropy's top-k form); metrics "loss:sum"
@@ -152,7 +156,8 @@ struct SampleSettings {
 /// Generates from the base model plus `lora` (nullptr = base model only). Honours temperature
 /// (0 = argmax), top_k, top_p, max_tokens, stop strings and stop token ids (the stop token is
 /// included in `tokens`, stop_reason "stop"), the seed (same seed and inputs, same output), and
-/// returns per-token logprobs consistent with forward_backward on the same weights.
+/// returns per-token logprobs consistent with forward_backward on the same weights. A prompt
+/// position followed by an image position has no prompt logprob (nullopt, as the first has).
 /// Throws UserError for invalid prompts or parameters.
 SampleResponse sample(const BaseModel& base, const LoraState* lora, const ModelInput& prompt,
                       const SampleSettings& settings, const Detokenizer& detokenize);

@@ -3,6 +3,7 @@
 //
 // The network (one layer, single head, no norms; everything computed in double):
 //   h0_t = E[x_t] + P(t)                      token embedding + sinusoidal position (no length cap)
+//   h0_t = G f_t + P(t)                       at an image position: the cell's features f_t (inputs.hpp)
 //   q_t, k_t, v_t = Wq h0_t, Wk h0_t, Wv h0_t causal single-head attention over positions <= t
 //   c_t = sum_j softmax_j(q_t.k_j / sqrt(d)) v_j
 //   h1_t = h0_t + Wo c_t                      residual
@@ -11,6 +12,7 @@
 // Matrices are stored row-major as [out, in] (PEFT/PyTorch orientation: y = W x).
 #pragma once
 
+#include "programs/local/model/inputs.hpp"
 #include "programs/local/model/tiny_lm.hpp"
 
 #include <array>
@@ -60,14 +62,15 @@ class BaseModel::Weights {
  public:
   Weights(const Architecture& arch, std::uint64_t seed);
 
-  Matrix embed;    // [V, d]
-  Matrix wq;       // [d, d]
-  Matrix wk;       // [d, d]
-  Matrix wv;       // [d, d]
-  Matrix wo;       // [d, d]
-  Matrix w1;       // [m, d]
-  Matrix w2;       // [d, m]
-  Matrix unembed;  // [V, d]
+  Matrix embed;             // [V, d]
+  Matrix wq;                // [d, d]
+  Matrix wk;                // [d, d]
+  Matrix wv;                // [d, d]
+  Matrix wo;                // [d, d]
+  Matrix w1;                // [m, d]
+  Matrix w2;                // [d, m]
+  Matrix unembed;           // [V, d]
+  Matrix image_projection;  // G [d, kImageFeatures]; vision models only (else 0x0), frozen
 
   const Matrix& target(Target t) const noexcept;
 };
@@ -140,6 +143,10 @@ struct Activations {
 /// token over the whole vocabulary to `logprobs` (V entries). Sampling and training both run
 /// through this function, so their logprobs are bit-identical for the same weights.
 void step(const EffectiveWeights& weights, TokenId token, Activations& acts, double* logprobs);
+/// The same for position `position` of `sequence`: its token, or its image cell's features
+/// projected by the base model's image projection.
+void step(const EffectiveWeights& weights, const InputSequence& sequence, std::size_t position, Activations& acts,
+          double* logprobs);
 
 /// Gradients with respect to the effective weights of the adapted matrices.
 struct WeightGrads {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace tinker::local::model {
 namespace {
@@ -38,14 +39,17 @@ void add_outer(Matrix& g, const double* dy, const double* x) noexcept {
   kernels::add_outer(g.data(), g.rows, g.cols, dy, x);
 }
 
-void step(const EffectiveWeights& weights, TokenId token, Activations& acts, double* logprobs) {
+namespace {
+
+// Runs position `acts.length` whose input embedding (before the position encoding) is `embedding`.
+void step_embedded(const EffectiveWeights& weights, const double* embedding, Activations& acts, double* logprobs) {
   const int d = acts.d;
   const int m = acts.m;
   const int t = acts.length;
   const BaseModel::Weights& base = weights.base;
 
   double* h0 = grow(acts.h0, d);
-  std::copy_n(base.embed.row(token), d, h0);
+  std::copy_n(embedding, d, h0);
   add_position(t, d, h0);
 
   double* q = grow(acts.q, d);
@@ -88,6 +92,22 @@ void step(const EffectiveWeights& weights, TokenId token, Activations& acts, dou
   matvec(weights.get(Target::unembed), h2, logprobs);
   kernels::log_softmax_in_place(logprobs, weights.arch.vocab_size);
   acts.length = t + 1;
+}
+
+}  // namespace
+
+void step(const EffectiveWeights& weights, TokenId token, Activations& acts, double* logprobs) {
+  step_embedded(weights, weights.base.embed.row(token), acts, logprobs);
+}
+
+void step(const EffectiveWeights& weights, const InputSequence& sequence, std::size_t position, Activations& acts,
+          double* logprobs) {
+  if (!sequence.is_image(position)) return step(weights, sequence.tokens[position], acts, logprobs);
+  const Matrix& projection = weights.base.image_projection;
+  if (projection.rows != acts.d) throw std::logic_error("tiny_lm: an image position for a model without vision");
+  std::vector<double> embedding(static_cast<std::size_t>(acts.d));
+  matvec(projection, sequence.features(position), embedding.data());
+  step_embedded(weights, embedding.data(), acts, logprobs);
 }
 
 void backward(const EffectiveWeights& weights, const Activations& acts, const std::vector<TokenId>& targets,

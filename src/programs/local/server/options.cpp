@@ -12,6 +12,9 @@ std::vector<CatalogueEntry> default_catalogue() {
   catalogue.emplace_back("meta-llama/Llama-3.1-8B", 131072);
   // Keeps the SentencePiece backend covered end to end (server, Hub endpoint, clients).
   catalogue.emplace_back("tinker-local/tiny-lm-sp", 2048, TinyTokenizer::sentencepiece);
+  // The vision model: images in, rendered in Qwen3.5's chat format (its tokenizer has the markup).
+  CatalogueEntry& vision = catalogue.emplace_back("tinker-local/tiny-vl", 2048, TinyTokenizer::byte_level_bpe_vl);
+  vision.vision = true;
   return catalogue;
 }
 

@@ -54,7 +54,8 @@ void validate(const ServerOptions& options) {
   if (options.max_header_bytes < 1024) invalid("max_header_bytes must be at least 1024");
   for (const auto& [name, id] :
        {std::pair<const char*, const std::string&>("bpe_tokenizer_id", options.bpe_tokenizer_id),
-        std::pair<const char*, const std::string&>("sp_tokenizer_id", options.sp_tokenizer_id)}) {
+        std::pair<const char*, const std::string&>("sp_tokenizer_id", options.sp_tokenizer_id),
+        std::pair<const char*, const std::string&>("vl_tokenizer_id", options.vl_tokenizer_id)}) {
     const bool id_ok =
         std::count(id.begin(), id.end(), '/') == 1 && id.front() != '/' && id.back() != '/' &&
         id.find("..") == std::string::npos && std::all_of(id.begin(), id.end(), [](char c) {
@@ -66,6 +67,10 @@ void validate(const ServerOptions& options) {
   }
   if (options.bpe_tokenizer_id == options.sp_tokenizer_id) {
     invalid("bpe_tokenizer_id and sp_tokenizer_id must differ, both are \"" + options.bpe_tokenizer_id + "\"");
+  }
+  if (options.vl_tokenizer_id == options.bpe_tokenizer_id || options.vl_tokenizer_id == options.sp_tokenizer_id) {
+    invalid("vl_tokenizer_id must differ from bpe_tokenizer_id and sp_tokenizer_id, got \"" + options.vl_tokenizer_id +
+            "\"");
   }
 }
 
@@ -152,7 +157,7 @@ void Server::Impl::start() {
   tokenizers = ensure_catalogue_tokenizers(hub, options);
 
   frontend = std::make_unique<front::Frontend>(io, options, tokenizers);
-  for (const TinyTokenizer kind : {TinyTokenizer::byte_level_bpe, TinyTokenizer::sentencepiece}) {
+  for (const TinyTokenizer kind : all_tiny_tokenizers) {
     for (const std::string& repo : tokenizer_repos(options, kind)) {
       frontend->hub_repos.emplace(repo, read_installed_repo(hub, repo));
     }

@@ -8,6 +8,8 @@
 #include "core/wire/json_writer.hpp"
 #include "text/pre_tokenizer.hpp"
 
+#include <algorithm>
+
 namespace tinker::local::detail {
 namespace {
 
@@ -15,6 +17,14 @@ namespace {
 // literals hold the two characters '\' 'n', which Jinja reads as a line break.
 constexpr std::string_view chat_template =
     R"({%- for message in messages %}{{- '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %})";
+// The vision tokenizer's: the same, with the generation prompt opening a thinking block as
+// Qwen3.5's template does (text content only; the qwen3_5 renderer is the full format).
+constexpr std::string_view thinking_chat_template =
+    R"({%- for message in messages %}{{- '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n<think>\n' }}{%- endif %})";
+
+bool has_thinking_markup(const ByteLevelBpe& bpe) {
+  return std::find(bpe.special_tokens.begin(), bpe.special_tokens.end(), "<think>") != bpe.special_tokens.end();
+}
 
 // The token's bytes in the byte-level alphabet (GPT-2's stand-in characters).
 std::string byte_level_text(std::string_view bytes) {
@@ -29,7 +39,18 @@ constexpr std::string_view byte_level_fields =
 
 std::string special_token_fields(std::string_view content) {
   return "\"content\": " + json_string(content) +
-         ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": true";
+         ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": " +
+         (is_marked_special(content) ? "true" : "false");
+}
+
+// The special ones but <|endoftext|>, as Qwen's tokenizer_config.json lists them.
+std::string additional_special_tokens(const ByteLevelBpe& bpe) {
+  std::string list;
+  for (const std::string& token : bpe.special_tokens) {
+    if (token == bpe_endoftext || !is_marked_special(token)) continue;
+    list += (list.empty() ? "" : ", ") + json_string(token);
+  }
+  return "[" + list + "]";
 }
 
 void append_added_tokens(std::string& json, const ByteLevelBpe& bpe) {
@@ -98,9 +119,10 @@ std::string bpe_tokenizer_config_json(const ByteLevelBpe& bpe, std::string_view 
     json += i + 1 < bpe.special_tokens.size() ? ",\n" : "\n";
   }
   json += "  },\n";
-  json += "  \"additional_special_tokens\": [" + json_string(bpe_im_start) + ", " + json_string(bpe_im_end) + "],\n";
+  json += "  \"additional_special_tokens\": " + additional_special_tokens(bpe) + ",\n";
   json += "  \"bos_token\": null,\n";
-  json += "  \"chat_template\": " + json_string(chat_template) + ",\n";
+  json +=
+      "  \"chat_template\": " + json_string(has_thinking_markup(bpe) ? thinking_chat_template : chat_template) + ",\n";
   json += "  \"clean_up_tokenization_spaces\": false,\n";
   json += "  \"eos_token\": " + json_string(bpe_im_end) + ",\n";
   json += "  \"errors\": \"replace\",\n  \"model_max_length\": 2048,\n";

@@ -221,12 +221,36 @@ int tiny_bpe_training_runs() noexcept {
   return bpe_training_runs.load(std::memory_order_relaxed);
 }
 
+const ByteLevelBpe& tiny_byte_level_bpe_vl() {
+  static const ByteLevelBpe bpe = [] {
+    ByteLevelBpe extended = tiny_byte_level_bpe();
+    for (const std::string_view token : bpe_vl_added_tokens) extended.special_tokens.emplace_back(token);
+    return extended;
+  }();
+  return bpe;
+}
+
+bool is_marked_special(std::string_view added_token) noexcept {
+  // Qwen's tokenizer.json marks its <|...|> chat, vision and padding tokens special, and the
+  // others (tool calls and responses, thinking, fill-in-the-middle, repository markup) not.
+  const bool bar_token = added_token.starts_with("<|") && added_token.ends_with("|>");
+  if (!bar_token) return false;
+  return !added_token.starts_with("<|fim_") && added_token != "<|repo_name|>" && added_token != "<|file_sep|>";
+}
+
 std::string tiny_bpe_training_fingerprint() {
   std::string input(trainer_version);
   input += "\nvocab_size=" + std::to_string(tiny_bpe_vocab_size) + "\npattern=";
   input += bpe_split_pattern;
   input += '\n';
   input += bundled_corpus();
+  return sha256_hex(input);
+}
+
+std::string tiny_bpe_vl_training_fingerprint() {
+  std::string input = tiny_bpe_training_fingerprint();
+  input += "\nvision added tokens:";
+  for (const std::string_view token : bpe_vl_added_tokens) input.append(" ").append(token);
   return sha256_hex(input);
 }
 

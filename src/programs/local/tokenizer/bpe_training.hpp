@@ -1,5 +1,5 @@
 // A small deterministic byte-level BPE trainer, and the Hugging Face files of tinker-local's
-// byte-level BPE tokenizer (`tokenizer.json` shaped like Qwen3's, `tokenizer_config.json`).
+// byte-level BPE tokenizers (`tokenizer.json` shaped like Qwen3's, `tokenizer_config.json`).
 #pragma once
 
 #include <span>
@@ -18,6 +18,24 @@ inline constexpr std::string_view bpe_split_pattern =
 inline constexpr std::string_view bpe_endoftext = "<|endoftext|>";
 inline constexpr std::string_view bpe_im_start = "<|im_start|>";
 inline constexpr std::string_view bpe_im_end = "<|im_end|>";
+
+/// The vision tokenizer's further special tokens, after the three above: the rest of the tokens
+/// Qwen3 and Qwen3.5 add to their vocabulary, in Qwen's order (so in Qwen's id order too, offset).
+/// Qwen3.5's chat format needs the thinking, vision and tool ones; the rest are there so the
+/// markup a real Qwen tokenizer would keep whole is kept whole here as well.
+// clang-format off
+inline constexpr std::string_view bpe_vl_added_tokens[] = {
+    "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>",
+    "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>",
+    "<tool_call>", "</tool_call>",
+    "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>",
+    "<tool_response>", "</tool_response>", "<think>", "</think>"};
+// clang-format on
+
+/// Whether an added token is marked "special" in `tokenizer.json`, as Qwen marks it: the chat,
+/// vision and padding tokens are; the tool, fill-in-the-middle, repository and thinking markup is
+/// not (so a decode that skips special tokens keeps it, as with Qwen's tokenizer).
+bool is_marked_special(std::string_view added_token) noexcept;
 
 /// A trained byte-level BPE model. Token texts are raw bytes (not yet in the byte-level alphabet).
 class ByteLevelBpe {
@@ -41,15 +59,22 @@ const ByteLevelBpe& tiny_byte_level_bpe();
 /// How many times `tiny_byte_level_bpe()` actually trained in this process.
 int tiny_bpe_training_runs() noexcept;
 
+/// tinker-local's vision tokenizer: `tiny_byte_level_bpe()` (the same merges, so text encodes to
+/// the same ids) with `bpe_vl_added_tokens` after its three specials: 1047 ids.
+const ByteLevelBpe& tiny_byte_level_bpe_vl();
+
 /// SHA-256 (hex) of what the BPE snapshot is made from (trainer version, options, corpus).
 std::string tiny_bpe_training_fingerprint();
+/// The same for the vision tokenizer's snapshot (also covering its added tokens).
+std::string tiny_bpe_vl_training_fingerprint();
 
 /// `tokenizer.json` of `bpe` (Qwen3's shape: NFC, Split + ByteLevel, BPE with ["a","b"] merges,
 /// ByteLevel post-processor and decoder, the specials as added special tokens). Byte-stable.
 std::string bpe_tokenizer_json(const ByteLevelBpe& bpe);
 
 /// `tokenizer_config.json` for `bpe_tokenizer_json`: no BOS, eos <|im_end|>, pad <|endoftext|>,
-/// a ChatML chat template, and `fingerprint` under "tinker_local_training_fingerprint".
+/// a ChatML chat template (whose generation prompt opens a thinking block when `bpe` has
+/// <think>, as Qwen3.5's does), and `fingerprint` under "tinker_local_training_fingerprint".
 std::string bpe_tokenizer_config_json(const ByteLevelBpe& bpe, std::string_view fingerprint);
 
 /// `text` as a JSON string literal (quotes included): `"`, `\` and control characters escaped,

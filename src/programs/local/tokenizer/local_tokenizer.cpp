@@ -78,7 +78,7 @@ std::shared_ptr<const LocalTokenizer> LocalTokenizer::load(std::string id, const
   impl.id = std::move(id);
   impl.kind = kind;
   impl.model_file = model_file;
-  if (kind == TinyTokenizer::byte_level_bpe) {
+  if (kind == TinyTokenizer::byte_level_bpe || kind == TinyTokenizer::byte_level_bpe_vl) {
     impl.bpe = tinker::load_tokenizer_json(model_file, impl.id);
     impl.vocab_size = impl.bpe->vocab_size();
     return tokenizer;

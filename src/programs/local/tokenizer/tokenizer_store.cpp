@@ -4,6 +4,7 @@
 //   <hub>/models--tinker-local--tiny-bpe-1k/snapshots/<revision>/   tokenizer.json, tokenizer_config.json
 //   <hub>/models--tinker-local--tiny-sp-1k/snapshots/<revision>/    tokenizer.model, tokenizer_config.json,
 //                                                                    special_tokens_map.json
+//   <hub>/models--tinker-local--tiny-bpe-vl/snapshots/<revision>/   tokenizer.json, tokenizer_config.json
 //
 // Choices:
 // - The revision is the SHA-1 (40 hex digits, like a git commit id) of the snapshot's files, hashed
@@ -164,8 +165,12 @@ std::vector<std::string_view> snapshot_file_names(TinyTokenizer kind) {
 }
 
 std::string training_fingerprint(TinyTokenizer kind) {
-  return kind == TinyTokenizer::sentencepiece ? detail::tiny_tokenizer_training_fingerprint()
-                                              : detail::tiny_bpe_training_fingerprint();
+  switch (kind) {
+    case TinyTokenizer::sentencepiece: return detail::tiny_tokenizer_training_fingerprint();
+    case TinyTokenizer::byte_level_bpe_vl: return detail::tiny_bpe_vl_training_fingerprint();
+    case TinyTokenizer::byte_level_bpe: break;
+  }
+  return detail::tiny_bpe_training_fingerprint();
 }
 
 SnapshotFiles make_snapshot_files(TinyTokenizer kind, const std::string& fingerprint) {
@@ -175,7 +180,8 @@ SnapshotFiles make_snapshot_files(TinyTokenizer kind, const std::string& fingerp
     files.emplace(config_file_name, sp_tokenizer_config_json(fingerprint));
     files.emplace(special_tokens_file_name, special_tokens_map_json);
   } else {
-    const detail::ByteLevelBpe& bpe = detail::tiny_byte_level_bpe();
+    const detail::ByteLevelBpe& bpe =
+        kind == TinyTokenizer::byte_level_bpe_vl ? detail::tiny_byte_level_bpe_vl() : detail::tiny_byte_level_bpe();
     files.emplace(json_file_name, detail::bpe_tokenizer_json(bpe));
     files.emplace(config_file_name, detail::bpe_tokenizer_config_json(bpe, fingerprint));
   }
@@ -302,11 +308,21 @@ std::string detail::snapshot_revision(const SnapshotFiles& files) {
 }
 
 std::string_view default_tokenizer_id(TinyTokenizer kind) noexcept {
-  return kind == TinyTokenizer::sentencepiece ? tiny_sp_tokenizer_id : tiny_bpe_tokenizer_id;
+  switch (kind) {
+    case TinyTokenizer::sentencepiece: return tiny_sp_tokenizer_id;
+    case TinyTokenizer::byte_level_bpe_vl: return tiny_vl_tokenizer_id;
+    case TinyTokenizer::byte_level_bpe: break;
+  }
+  return tiny_bpe_tokenizer_id;
 }
 
 const std::string& tokenizer_id_of(const ServerOptions& options, TinyTokenizer kind) noexcept {
-  return kind == TinyTokenizer::sentencepiece ? options.sp_tokenizer_id : options.bpe_tokenizer_id;
+  switch (kind) {
+    case TinyTokenizer::sentencepiece: return options.sp_tokenizer_id;
+    case TinyTokenizer::byte_level_bpe_vl: return options.vl_tokenizer_id;
+    case TinyTokenizer::byte_level_bpe: break;
+  }
+  return options.bpe_tokenizer_id;
 }
 
 std::vector<std::string> tokenizer_repos(const ServerOptions& options, TinyTokenizer kind) {
@@ -316,7 +332,8 @@ std::vector<std::string> tokenizer_repos(const ServerOptions& options, TinyToken
     if (repos.empty()) repos.push_back(tokenizer_id_of(options, kind));
     const bool alias = entry.name.starts_with(alias_prefix) &&
                        std::find(repos.begin(), repos.end(), entry.name) == repos.end() &&
-                       entry.name != options.bpe_tokenizer_id && entry.name != options.sp_tokenizer_id;
+                       entry.name != options.bpe_tokenizer_id && entry.name != options.sp_tokenizer_id &&
+                       entry.name != options.vl_tokenizer_id;
     if (alias) repos.push_back(entry.name);
   }
   return repos;
@@ -324,7 +341,7 @@ std::vector<std::string> tokenizer_repos(const ServerOptions& options, TinyToken
 
 LocalTokenizers ensure_catalogue_tokenizers(const fs::path& hub_cache, const ServerOptions& options) {
   LocalTokenizers tokenizers;
-  for (const TinyTokenizer kind : {TinyTokenizer::byte_level_bpe, TinyTokenizer::sentencepiece}) {
+  for (const TinyTokenizer kind : all_tiny_tokenizers) {
     const std::vector<std::string> repos = tokenizer_repos(options, kind);
     if (repos.empty()) continue;
     tokenizers.of(kind) =

@@ -1,6 +1,7 @@
 // The tokenizers of tinker-local's tiny models, built the first time they are needed from a
-// bundled public-domain corpus: a byte-level BPE `tokenizer.json` (most models) and a SentencePiece
-// model (one model, so that backend stays covered). Each is installed in the Hugging Face cache
+// bundled public-domain corpus: a byte-level BPE `tokenizer.json` (most models), the same with
+// Qwen's thinking, vision and tool markup added (the vision model), and a SentencePiece model (one
+// model, so that backend stays covered). Each is installed in the Hugging Face cache
 // layout under the tokenizer id that `get_info` reports, so clients find it as they find a real
 // model's.
 #pragma once
@@ -8,6 +9,7 @@
 #include <tinker/local/server.hpp>
 #include <tinker/types/common.hpp>
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -17,13 +19,18 @@
 
 namespace tinker::local {
 
-/// The default tokenizer ids (ServerOptions::bpe_tokenizer_id, sp_tokenizer_id).
+/// The default tokenizer ids (ServerOptions::bpe_tokenizer_id, sp_tokenizer_id, vl_tokenizer_id).
 inline constexpr std::string_view tiny_bpe_tokenizer_id = "tinker-local/tiny-bpe-1k";
 inline constexpr std::string_view tiny_sp_tokenizer_id = "tinker-local/tiny-sp-1k";
+inline constexpr std::string_view tiny_vl_tokenizer_id = "tinker-local/tiny-bpe-vl";
 
-/// `tiny_bpe_tokenizer_id` or `tiny_sp_tokenizer_id`.
+/// Every kind of tiny tokenizer, in the order they are installed.
+inline constexpr std::array<TinyTokenizer, 3> all_tiny_tokenizers = {
+    TinyTokenizer::byte_level_bpe, TinyTokenizer::sentencepiece, TinyTokenizer::byte_level_bpe_vl};
+
+/// `tiny_bpe_tokenizer_id`, `tiny_sp_tokenizer_id` or `tiny_vl_tokenizer_id`.
 std::string_view default_tokenizer_id(TinyTokenizer kind) noexcept;
-/// `options.bpe_tokenizer_id` or `options.sp_tokenizer_id`.
+/// `options.bpe_tokenizer_id`, `options.sp_tokenizer_id` or `options.vl_tokenizer_id`.
 const std::string& tokenizer_id_of(const ServerOptions& options, TinyTokenizer kind) noexcept;
 
 /// `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub`, else
@@ -40,7 +47,7 @@ class LocalTokenizer {
 
   const std::string& id() const noexcept;
   TinyTokenizer kind() const noexcept;
-  /// `tokenizer.model` (SentencePiece) or `tokenizer.json` (byte-level BPE).
+  /// `tokenizer.model` (SentencePiece) or `tokenizer.json` (both byte-level BPEs).
   const std::filesystem::path& model_file() const noexcept;
   int vocab_size() const noexcept;
   /// Ordinary text: no BOS/EOS added. Special tokens written in the text (byte-level BPE's
@@ -70,6 +77,7 @@ class LocalTokenizer {
 ///   <hub_cache>/models--tinker-local--tiny-bpe-1k/snapshots/<rev>/tokenizer.json, tokenizer_config.json
 ///   <hub_cache>/models--tinker-local--tiny-sp-1k/snapshots/<rev>/tokenizer.model,
 ///       tokenizer_config.json, special_tokens_map.json
+///   <hub_cache>/models--tinker-local--tiny-bpe-vl/snapshots/<rev>/tokenizer.json, tokenizer_config.json
 std::shared_ptr<const LocalTokenizer> ensure_tiny_tokenizer(const std::filesystem::path& hub_cache, TinyTokenizer kind,
                                                             std::string_view tokenizer_id = {},
                                                             std::span<const std::string> aliases = {});
@@ -79,13 +87,21 @@ class LocalTokenizers {
  public:
   std::shared_ptr<const LocalTokenizer> byte_level_bpe;
   std::shared_ptr<const LocalTokenizer> sentencepiece;
+  std::shared_ptr<const LocalTokenizer> byte_level_bpe_vl;
 
   const std::shared_ptr<const LocalTokenizer>& of(TinyTokenizer kind) const noexcept {
-    return kind == TinyTokenizer::sentencepiece ? sentencepiece : byte_level_bpe;
+    return const_cast<LocalTokenizers&>(*this).of(kind);
   }
   std::shared_ptr<const LocalTokenizer>& of(TinyTokenizer kind) noexcept {
-    return kind == TinyTokenizer::sentencepiece ? sentencepiece : byte_level_bpe;
+    switch (kind) {
+      case TinyTokenizer::sentencepiece: return sentencepiece;
+      case TinyTokenizer::byte_level_bpe_vl: return byte_level_bpe_vl;
+      case TinyTokenizer::byte_level_bpe: break;
+    }
+    return byte_level_bpe;
   }
+  /// True when no kind is loaded.
+  bool empty() const noexcept { return !byte_level_bpe && !sentencepiece && !byte_level_bpe_vl; }
 };
 
 /// The repo ids a catalogue's tokenizer of `kind` is installed and served under: the tokenizer

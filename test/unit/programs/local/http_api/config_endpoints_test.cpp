@@ -46,7 +46,8 @@ TEST_F(HttpApiConfigEndpoints, CapabilitiesListTheDefaultCatalogue) {
   EXPECT_EQ(found.at("Qwen/Qwen3-8B"), 32768);
   EXPECT_EQ(found.at("meta-llama/Llama-3.1-8B"), 131072);
   EXPECT_EQ(found.at("tinker-local/tiny-lm-sp"), 2048);
-  EXPECT_EQ(found.size(), 4u);
+  EXPECT_EQ(found.at("tinker-local/tiny-vl"), 2048);
+  EXPECT_EQ(found.size(), 5u);
 }
 
 TEST_F(HttpApiConfigEndpoints, CapabilitiesFollowAConfiguredCatalogue) {
