@@ -14,13 +14,12 @@
 // message's header so that the last message ends on <|im_end|>, where sampling stops.
 #include "renderers/families.hpp"
 #include "renderers/parsing.hpp"
+#include "renderers/qwen_common.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
 #include <algorithm>
-#include <array>
-#include <type_traits>
 #include <variant>
 
 namespace tinker::renderers::detail {
@@ -35,13 +34,6 @@ enum class ThinkingMode {
 constexpr std::string_view think_open = "<think>";
 constexpr std::string_view think_close = "</think>";
 constexpr std::string_view empty_think_block = "<think>\n\n</think>\n\n";
-constexpr std::string_view tool_call_open = "<tool_call>";
-constexpr std::string_view tool_call_close = "</tool_call>";
-
-constexpr std::array<BlockMarkers, 2> response_markers{{
-    {think_open, think_close, BlockKind::thinking},
-    {tool_call_open, tool_call_close, BlockKind::tool_call},
-}};
 
 // An assistant message as the template sees it: `reasoning_content` (from the thinking parts) and
 // `content`, or, without thinking parts, reasoning written inline as "<think>...</think>" in the
@@ -106,6 +98,8 @@ class Qwen3Renderer final : public Renderer {
   bool has_extension_property() const noexcept override { return mode_ == ThinkingMode::absent; }
 
   ParsedResponse parse_response(std::span<const TokenId> tokens) const override;
+  std::vector<Message> create_conversation_prefix_with_tools(std::span<const ToolSpec> tools,
+                                                             std::string_view system_prompt) const override;
 
  protected:
   RenderedMessage render_message(const Message& message, const RenderContext& context) const override;
@@ -134,6 +128,7 @@ class Qwen3Renderer final : public Renderer {
 Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, const RenderContext& context) const {
   require_role(message, context.index, {"system", "user", "assistant", "tool"}, name_);
   require_text_parts(message, context.index, name_, /*thinking_allowed=*/message.role == "assistant");
+  qwen::require_no_control_tokens_in(tokenizer(), message, context.index, name_);
   if (message.role == "assistant") return render_assistant(message, context);
   require_no_tool_calls(message, context.index, name_, "only assistant messages make them");
   if (message.role == "tool") return render_tool_result(message, context);
@@ -233,45 +228,21 @@ ParsedResponse Qwen3Renderer::parse_response(std::span<const TokenId> tokens) co
   const DecodedText decoded = decode_sampled(tokenizer(), split.body);
   ParsedResponse parsed;
   parsed.termination = decoded.all_ids_valid ? split.termination : ParseTermination::malformed;
-  Message& message = parsed.message;
-  message.role = "assistant";
-  const bool unframe = mode_ != ThinkingMode::absent;
-
-  const std::vector<TextBlock> blocks = split_blocks(decoded.text, response_markers);
-  bool after_think_block = false;
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const TextBlock& block = blocks[i];
-    const bool before_call = i + 1 < blocks.size() && blocks[i + 1].kind == BlockKind::tool_call;
-    const bool after_call = i > 0 && blocks[i - 1].kind == BlockKind::tool_call;
-    if (block.kind == BlockKind::thinking) {
-      const std::string_view reasoning = unframe ? strip_newlines(block.inner) : block.inner;
-      if (!reasoning.empty()) message.content.emplace_back(ThinkingPart(std::string(reasoning)));
-      after_think_block = unframe;
-      continue;
-    }
-    if (block.kind == BlockKind::tool_call) {
-      std::visit(
-          [&message](auto&& call) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(call)>, ToolCall>) {
-              message.tool_calls.push_back(std::move(call));
-            } else {
-              message.unparsed_tool_calls.push_back(std::move(call));
-            }
-          },
-          read_tool_call_json(block.inner, block.raw));
-      after_think_block = false;
-      continue;
-    }
-    std::string_view text = after_think_block ? lstrip_newlines(block.inner) : block.inner;
-    after_think_block = false;
-    if (before_call && text.ends_with('\n')) text.remove_suffix(1);
-    if (after_call && text == "\n") continue;
-    if (block.unterminated == BlockKind::tool_call) {
-      message.unparsed_tool_calls.push_back(unterminated_tool_call(block.raw, tool_call_open, tool_call_close));
-    }
-    if (!text.empty()) message.content.emplace_back(TextPart(std::string(text)));
-  }
+  parsed.message.role = "assistant";
+  qwen::ResponseFormat format;
+  format.unframe_thinking = mode_ != ThinkingMode::absent;
+  format.read_call = &read_tool_call_json;
+  qwen::read_response_text(decoded.text, format, parsed.message);
   return parsed;
+}
+
+// A system message holding the "# Tools" block, after the system prompt (Qwen3's template writes
+// them in that order).
+std::vector<Message> Qwen3Renderer::create_conversation_prefix_with_tools(std::span<const ToolSpec> tools,
+                                                                          std::string_view system_prompt) const {
+  const std::string tools_text = qwen::qwen3_tools_text(tools);
+  std::string content = system_prompt.empty() ? tools_text : std::string(system_prompt) + "\n\n" + tools_text;
+  return {Message("system", std::move(content))};
 }
 
 }  // namespace
