@@ -12,14 +12,24 @@
 // and a tool result is <｜tool▁output▁begin｜>{result}<｜tool▁output▁end｜>; the assistant message
 // after a tool result has no role token (and no "</think>"). These are the V3.1 model's own
 // template's strings (its chat_template.jinja) and the Tinker cookbook's deepseek_v3.py.
+// `deepseekv3_disable_thinking` is the cookbook's other name for `deepseekv3`.
+//
+// Tools are declared in the system message, after the system prompt, as the model card's
+// ToolCall section describes: "## Tools", a "### {name}" block per tool with its description and
+// its parameters' JSON Schema, and the call format.
 #include "renderers/families.hpp"
 #include "renderers/family_support.hpp"
 #include "renderers/parsing.hpp"
+#include "renderers/qwen_common.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
 #include <string>
+#include <system_error>
 #include <variant>
 
 namespace tinker::renderers {
@@ -44,6 +54,32 @@ std::string tool_calls_text(const std::vector<ToolCall>& calls) {
     text.append(kToolCallBegin).append(call.name).append(kSep).append(call.arguments).append(kToolCallEnd);
   }
   return text.append(kCallsEnd);
+}
+
+// The tool declarations that follow the system prompt: the parameters as Python's json.dumps
+// writes them (as the cookbook does).
+std::string deepseek_tools_text(std::span<const ToolSpec> tools) {
+  if (tools.empty()) return {};
+  std::string blocks;
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    std::error_code ec;
+    const boost::json::value parameters = boost::json::parse(tools[i].parameters, ec);
+    if (ec || !parameters.is_object()) {
+      throw error(errc::invalid_argument, "tools[" + std::to_string(i) +
+                                              "].parameters: expected a JSON object's text (a JSON Schema), got: " +
+                                              tools[i].parameters.substr(0, 80));
+    }
+    if (i > 0) blocks += '\n';
+    blocks += "### " + tools[i].name + "\nDescription: " + tools[i].description +
+              "\n\nParameters: " + detail::qwen::python_json(parameters);
+  }
+  return "\n\n## Tools\nYou have access to the following tools:\n\n" + blocks +
+         "\n\nIMPORTANT: ALWAYS adhere to this exact format for tool use:\n" + std::string(kCallsBegin) +
+         std::string(kToolCallBegin) + "tool_call_name" + std::string(kSep) + "tool_call_arguments" +
+         std::string(kToolCallEnd) + std::string(kCallsEnd) +
+         "\n\nWhere:\n- `tool_call_name` must be an exact match to one of the available tools\n"
+         "- `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema\n"
+         "- For multiple tool calls, chain them directly without separators or spaces";
 }
 
 // Reads the calls of the first tool-calls section; `text` loses the section (and the whitespace
@@ -88,9 +124,10 @@ void take_tool_calls(std::string& text, Message& message) {
 
 class DeepSeekV3Renderer : public Renderer {
  public:
-  DeepSeekV3Renderer(detail::TokenizerPtr tokenizer, bool thinking)
+  DeepSeekV3Renderer(detail::TokenizerPtr tokenizer, bool thinking, std::string_view name)
       : Renderer(std::move(tokenizer)),
         thinking_(thinking),
+        name_(name),
         begin_(detail::require_token(this->tokenizer(), kBegin, family())),
         end_(detail::require_token(this->tokenizer(), kEndOfSentence, family())),
         user_(detail::require_token(this->tokenizer(), kUser, family())),
@@ -106,6 +143,13 @@ class DeepSeekV3Renderer : public Renderer {
   StopCondition stop_sequences() const override { return std::vector<TokenId>{end_}; }
 
   bool has_extension_property() const noexcept override { return !thinking_; }
+
+  // One system message: the system prompt, then the tools (both modes; the model card documents
+  // tool calls in non-thinking mode).
+  std::vector<Message> create_conversation_prefix_with_tools(std::span<const ToolSpec> tools,
+                                                             std::string_view system_prompt) const override {
+    return {Message("system", std::string(system_prompt) + deepseek_tools_text(tools))};
+  }
 
   ParsedResponse parse_response(std::span<const TokenId> tokens) const override {
     ParsedResponse parsed;
@@ -153,7 +197,7 @@ class DeepSeekV3Renderer : public Renderer {
   }
 
  private:
-  std::string_view family() const noexcept { return thinking_ ? "deepseekv3_thinking" : "deepseekv3"; }
+  std::string_view family() const noexcept { return name_; }
 
   static bool follows_tool(const RenderContext& context) {
     return context.previous != nullptr && context.previous->role == "tool";
@@ -207,6 +251,7 @@ class DeepSeekV3Renderer : public Renderer {
   }
 
   bool thinking_;
+  std::string_view name_;  ///< the name it was made under (deepseekv3_disable_thinking is deepseekv3)
   TokenId begin_;
   TokenId end_;
   TokenId user_;
@@ -216,11 +261,16 @@ class DeepSeekV3Renderer : public Renderer {
 }  // namespace
 
 std::unique_ptr<Renderer> detail::make_deepseekv3(TokenizerPtr tokenizer) {
-  return std::make_unique<DeepSeekV3Renderer>(std::move(tokenizer), false);
+  return std::make_unique<DeepSeekV3Renderer>(std::move(tokenizer), false, "deepseekv3");
+}
+
+// The cookbook's other name for deepseekv3: the same non-thinking renderer.
+std::unique_ptr<Renderer> detail::make_deepseekv3_disable_thinking(TokenizerPtr tokenizer) {
+  return std::make_unique<DeepSeekV3Renderer>(std::move(tokenizer), false, "deepseekv3_disable_thinking");
 }
 
 std::unique_ptr<Renderer> detail::make_deepseekv3_thinking(TokenizerPtr tokenizer) {
-  return std::make_unique<DeepSeekV3Renderer>(std::move(tokenizer), true);
+  return std::make_unique<DeepSeekV3Renderer>(std::move(tokenizer), true, "deepseekv3_thinking");
 }
 
 }  // namespace tinker::renderers

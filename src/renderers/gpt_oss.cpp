@@ -1,4 +1,5 @@
-// gpt-oss's Harmony format (`gpt_oss_no_sysprompt`, `gpt_oss_medium_reasoning`):
+// gpt-oss's Harmony format (`gpt_oss_no_sysprompt`, `gpt_oss_low_reasoning`,
+// `gpt_oss_medium_reasoning`, `gpt_oss_high_reasoning`):
 //
 //   <|start|>{role}<|channel|>{channel}<|message|>{content}<|end|>
 //
@@ -8,9 +9,12 @@
 //   <|start|>assistant to=functions.{name}<|channel|>commentary <|constrain|>json<|message|>{arguments}<|call|>
 // (text that comes with tool calls is a commentary preamble). A tool result comes from the
 // function: <|start|>functions.{name} to=assistant<|channel|>commentary<|message|>{result}<|end|>.
-// A user's system message is the developer's "# Instructions". `gpt_oss_medium_reasoning` opens
-// every conversation with the Harmony system message (identity, knowledge cutoff, today's date,
-// "Reasoning: medium", the valid channels). Strings from OpenAI's Harmony guide, the model's
+// A user's system message is the developer's "# Instructions"; a "harmony_system" message is
+// Harmony's own system message, written as it is. The `gpt_oss_*_reasoning` families open every
+// conversation with the Harmony system message (identity, knowledge cutoff, today's date,
+// "Reasoning: {low, medium, high}", the valid channels). Tools are declared as the cookbook does
+// (gpt_oss_tools.cpp): a "harmony_system" message routing tool calls to the commentary channel,
+// and the developer message's "# Tools" section. Strings from OpenAI's Harmony guide, the model's
 // chat_template.jinja and the Tinker cookbook's gpt_oss.py.
 #include "renderers/gpt_oss.hpp"
 
@@ -130,6 +134,7 @@ class GptOssRenderer : public Renderer {
       : Renderer(std::move(tokenizer)),
         reasoning_effort_(std::move(reasoning_effort)),
         current_date_(std::move(current_date)),
+        name_(reasoning_effort_ ? "gpt_oss_" + *reasoning_effort_ + "_reasoning" : "gpt_oss_no_sysprompt"),
         return_(detail::require_token(this->tokenizer(), kReturn, family())),
         call_(detail::require_token(this->tokenizer(), kCall, family())),
         start_(detail::require_token(this->tokenizer(), kStart, family())) {
@@ -141,6 +146,21 @@ class GptOssRenderer : public Renderer {
   std::string_view name() const noexcept override { return family(); }
 
   StopCondition stop_sequences() const override { return std::vector<TokenId>{return_, call_}; }
+
+  // The routing rule in a system message of its own and the definitions in the developer message,
+  // after the user's instructions (the cookbook's form; OpenAI's template instead appends the
+  // rule to the reasoning system message).
+  std::vector<Message> create_conversation_prefix_with_tools(std::span<const ToolSpec> tools,
+                                                             std::string_view system_prompt) const override {
+    std::vector<Message> messages;
+    if (!tools.empty()) {
+      messages.emplace_back("harmony_system", "Calls to these tools must go to the commentary channel: 'functions'.");
+    }
+    std::string developer = system_prompt.empty() ? std::string() : "# Instructions\n\n" + std::string(system_prompt);
+    if (!tools.empty()) developer += (developer.empty() ? "" : "\n\n") + detail::harmony_tools_section(tools);
+    if (!developer.empty()) messages.emplace_back("developer", std::move(developer));
+    return messages;
+  }
 
   ParsedResponse parse_response(std::span<const TokenId> tokens) const override {
     ParsedResponse parsed;
@@ -186,20 +206,21 @@ class GptOssRenderer : public Renderer {
   RenderedMessage render_message(const Message& message, const RenderContext& context) const override {
     if (message.role == "assistant") return render_assistant(message, context);
     if (message.role == "tool") return render_tool(message, context);
-    detail::require_role(message, context.index, {"system", "developer", "user", "assistant", "tool"}, family());
+    detail::require_role(message, context.index, {"system", "developer", "user", "assistant", "tool", "harmony_system"},
+                         family());
     detail::require_text_parts(message, context.index, family(), false);
     const std::string body = message.role == "system" ? "# Instructions\n\n" + message.text() + "\n\n" : message.text();
-    // A user's system message is Harmony's developer message.
-    const std::string role = message.role == "system" ? "developer" : message.role;
+    // A user's system message is Harmony's developer message; Harmony's own is "harmony_system".
+    const std::string role = message.role == "system"           ? "developer"
+                             : message.role == "harmony_system" ? "system"
+                                                                : message.role;
     return RenderedMessage{encode(std::string(kStart) + role),
                            {EncodedTextChunk(encode(std::string(kMessage) + body + std::string(kEnd)))},
                            {}};
   }
 
  private:
-  std::string_view family() const noexcept {
-    return reasoning_effort_ ? "gpt_oss_medium_reasoning" : "gpt_oss_no_sysprompt";
-  }
+  std::string_view family() const noexcept { return name_; }
 
   RenderedMessage render_tool(const Message& message, const RenderContext& context) const {
     detail::require_text_parts(message, context.index, family(), false);
@@ -247,6 +268,7 @@ class GptOssRenderer : public Renderer {
 
   std::optional<std::string> reasoning_effort_;
   std::optional<std::string> current_date_;
+  std::string name_;  ///< gpt_oss_no_sysprompt, or gpt_oss_{effort}_reasoning
   TokenId return_;
   TokenId call_;
   TokenId start_;
@@ -263,8 +285,16 @@ std::unique_ptr<Renderer> detail::make_gpt_oss_no_sysprompt(TokenizerPtr tokeniz
   return make_gpt_oss(std::move(tokenizer), std::nullopt);
 }
 
+std::unique_ptr<Renderer> detail::make_gpt_oss_low_reasoning(TokenizerPtr tokenizer) {
+  return make_gpt_oss(std::move(tokenizer), "low");
+}
+
 std::unique_ptr<Renderer> detail::make_gpt_oss_medium_reasoning(TokenizerPtr tokenizer) {
   return make_gpt_oss(std::move(tokenizer), "medium");
+}
+
+std::unique_ptr<Renderer> detail::make_gpt_oss_high_reasoning(TokenizerPtr tokenizer) {
+  return make_gpt_oss(std::move(tokenizer), "high");
 }
 
 }  // namespace tinker::renderers

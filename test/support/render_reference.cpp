@@ -91,6 +91,19 @@ std::string template_messages_json(std::span<const Message> messages, ToolArgume
   return json::serialize(messages_array(messages, arguments));
 }
 
+std::string with_tools(std::string_view variables_json, std::span<const renderers::ToolSpec> tools) {
+  json::value variables = json::parse(variables_json);
+  if (!variables.is_object()) fail_rendering("with_tools: the template variables are not a JSON object");
+  json::array list;
+  for (const renderers::ToolSpec& tool : tools) {
+    json::object function{{"name", tool.name}, {"description", tool.description}};
+    function["parameters"] = json::parse(tool.parameters);
+    list.push_back(json::object{{"type", "function"}, {"function", std::move(function)}});
+  }
+  variables.get_object()["tools"] = std::move(list);
+  return json::serialize(variables);
+}
+
 std::vector<std::string> render_chat_template(const fs::path& template_file, std::span<const TemplateCase> cases,
                                               ToolArgumentsAs arguments) {
   json::array input;

@@ -41,6 +41,12 @@ enum class ToolArgumentsAs { text, object };
 std::string template_messages_json(std::span<const renderers::Message> messages,
                                    ToolArgumentsAs arguments = ToolArgumentsAs::text);
 
+/// `variables_json` (a JSON object of template variables) with `tools` added as the template's
+/// `tools` variable: OpenAI's [{"type": "function", "function": {"name", "description",
+/// "parameters"}}], the parameters parsed from their JSON text. Throws std::runtime_error when the
+/// variables are not an object or a tool's parameters are not JSON.
+std::string with_tools(std::string_view variables_json, std::span<const renderers::ToolSpec> tools);
+
 /// One rendering of a chat template.
 class TemplateCase {
  public:

