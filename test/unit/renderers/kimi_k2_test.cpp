@@ -2,18 +2,10 @@
 // (test/data/renderers/templates/kimi_k2_thinking.jinja) rendered by @huggingface/jinja, over the
 // shipped conversations; parse_response; the properties; bad input.
 //
-// No npm package carries Kimi's tiktoken.model, so the tokenizer here is Kimi-shaped, not Kimi's:
-// cl100k_base's ranks (from npm `tiktoken`) loaded the way load_tokenizer loads Kimi
-// (TiktokenOptions::kimi_k2(): Kimi's split pattern, 256 reserved ids after the ranks) with
-// Kimi K2's special tokens at their offsets from Kimi's tokenizer_config.json ([BOS] +0, [EOS] +1,
-// <|im_end|> +2, <|im_user|> +3, <|im_assistant|> +4, <|im_system|> +10, the tool-call markers
-// +11..+15, <|im_middle|> +17, [UNK] +254, [PAD] +255), and <think> / </think> as added tokens
-// (+22, +23, as K2 Thinking adds them). What that leaves untested: Kimi's own ranks, so the exact
-// ids of ordinary text; the structure (markers, order, which reasoning is kept) is compared in full.
+// The tokenizer is Kimi-shaped (support/kimi_tokenizer.hpp).
 #include "renderers/families.hpp"
+#include "support/kimi_tokenizer.hpp"
 #include "support/render_reference.hpp"
-#include "support/tokenizer_reference.hpp"
-#include "support/tokenizer_test_support.hpp"
 #include "unit/renderers/family_properties.hpp"
 
 #include <tinker/error.hpp>
@@ -31,46 +23,9 @@ using test_support::conversations;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr TokenId kBase = 100256;  // cl100k's ranks are 0..100255; Kimi's specials follow its ranks
+using test::kimi_shaped_tokenizer;
 
-std::shared_ptr<const Tokenizer> kimi_shaped_tokenizer() {
-  static const std::shared_ptr<const Tokenizer> loaded = [] {
-    const test::TempDir dir;
-    const auto ranks = dir.path() / "tiktoken.model";
-    test::run_node_script(test::reference_script("tiktoken_reference.js"), {"ranks", "cl100k_base", ranks.string()});
-    const std::vector<std::pair<std::string, TokenId>> specials{{"[BOS]", 0},
-                                                                {"[EOS]", 1},
-                                                                {"<|im_end|>", 2},
-                                                                {"<|im_user|>", 3},
-                                                                {"<|im_assistant|>", 4},
-                                                                {"<|im_system|>", 10},
-                                                                {"<|tool_calls_section_begin|>", 11},
-                                                                {"<|tool_calls_section_end|>", 12},
-                                                                {"<|tool_call_begin|>", 13},
-                                                                {"<|tool_call_argument_begin|>", 14},
-                                                                {"<|tool_call_end|>", 15},
-                                                                {"<|im_middle|>", 17},
-                                                                {"<think>", 22},
-                                                                {"</think>", 23},
-                                                                {"[UNK]", 254},
-                                                                {"[PAD]", 255}};
-    std::string decoder;
-    for (const auto& [content, offset] : specials) {
-      if (!decoder.empty()) decoder += ",\n";
-      const bool special = content != "<think>" && content != "</think>";
-      decoder += "\"" + std::to_string(kBase + offset) + "\": {\"content\": \"" + content +
-                 "\", \"lstrip\": false, \"normalized\": false, \"rstrip\": false, \"single_word\": false, "
-                 "\"special\": " +
-                 (special ? "true" : "false") + "}";
-    }
-    test::write_file(dir.path() / "tokenizer_config.json",
-                     "{\"added_tokens_decoder\": {\n" + decoder +
-                         "\n}, \"bos_token\": \"[BOS]\", \"eos_token\": \"[EOS]\", \"pad_token\": \"[PAD]\", "
-                         "\"unk_token\": \"[UNK]\"}\n");
-    return load_tiktoken_tokenizer(ranks, "kimi-shaped", TiktokenOptions::kimi_k2());
-  }();
-  return loaded;
-}
+constexpr TokenId kBase = test::kimi_shaped_base;
 
 std::filesystem::path kimi_template() {
   return std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" / "kimi_k2_thinking.jinja";
@@ -191,6 +146,56 @@ TEST(KimiK2Renderer, RefusesWhatItCannotRenderNamingTheCallersIndex) {
   const std::vector<Message> thinking_user{Message("user", {ThinkingPart("hmm")})};
   EXPECT_THAT([&] { renderer->build_supervised_example(thinking_user, TrainOn::all_messages); },
               ::testing::ThrowsMessage<error>(HasSubstr("messages[0].content[0]")));
+}
+
+// The cookbook's kimi_k2_tool_declaration_test.py: the tool_declare message before the system
+// message, the tools as compact JSON with every object's keys sorted.
+TEST(KimiK2Renderer, DeclaresToolsAsSortedCompactJsonBeforeTheSystemMessage) {
+  const auto renderer = detail::make_kimi_k2(kimi_shaped_tokenizer());
+  const std::vector<ToolSpec> test_tool{ToolSpec("test", "Test tool", R"({"type": "object", "properties": {}})")};
+  std::vector<Message> messages = renderer->create_conversation_prefix_with_tools(test_tool);
+  ASSERT_EQ(messages.size(), 2U);
+  EXPECT_EQ(messages[0].role, "tool_declare");
+  EXPECT_EQ(messages[1], Message("system", "You are Kimi, an AI assistant created by Moonshot AI."));
+  messages.emplace_back("user", "Test");
+  // As the cookbook's test_tool_declaration_string_matches_hf has it: one system message.
+  EXPECT_EQ(kimi_text(renderer->build_generation_prompt(messages).to_ints()),
+            "<|im_system|>tool_declare<|im_middle|>[{\"function\":{\"description\":\"Test tool\",\"name\":\"test\","
+            "\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}]<|im_end|>"
+            "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>"
+            "<|im_user|>user<|im_middle|>Test<|im_end|><|im_assistant|>assistant<|im_middle|>");
+
+  // Keys sorted at every level; lists keep their order; a custom system prompt is kept.
+  const std::vector<ToolSpec> weather{
+      ToolSpec("get_weather", "Get weather",
+               R"({"type": "object", "properties": {"unit": {"type": "string", "description": "Temperature unit"},)"
+               R"( "location": {"type": "string", "description": "City name", "maximum": 1.0, "enum": ["C", "°F"]}},)"
+               R"( "required": ["location", "unit"]})")};
+  messages = renderer->create_conversation_prefix_with_tools(weather, "You are a weather bot.");
+  ASSERT_EQ(messages.size(), 2U);
+  EXPECT_EQ(messages[0].text(),
+            "[{\"function\":{\"description\":\"Get weather\",\"name\":\"get_weather\",\"parameters\":{\"properties\":"
+            "{\"location\":{\"description\":\"City name\",\"enum\":[\"C\",\"°F\"],\"maximum\":1.0,\"type\":\"string\"},"
+            "\"unit\":{\"description\":\"Temperature unit\",\"type\":\"string\"}},\"required\":[\"location\",\"unit\"],"
+            "\"type\":\"object\"}},\"type\":\"function\"}]");
+  EXPECT_EQ(messages[1], Message("system", "You are a weather bot."));
+
+  // No tools: the system message alone.
+  messages = renderer->create_conversation_prefix_with_tools({});
+  ASSERT_EQ(messages.size(), 1U);
+  EXPECT_EQ(messages[0].role, "system");
+}
+
+TEST(KimiK2Renderer, AToolDeclarationFirstGetsTheDefaultSystemMessageAfterIt) {
+  const auto renderer = detail::make_kimi_k2(kimi_shaped_tokenizer());
+  const std::vector<Message> messages{Message("tool_declare", "[]"), Message("user", "Hi")};
+  EXPECT_EQ(kimi_text(renderer->build_generation_prompt(messages).to_ints()),
+            "<|im_system|>tool_declare<|im_middle|>[]<|im_end|>"
+            "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>"
+            "<|im_user|>user<|im_middle|>Hi<|im_end|><|im_assistant|>assistant<|im_middle|>");
+  const std::vector<ToolSpec> bad{ToolSpec("f", "", "[1, 2]")};
+  EXPECT_THAT([&] { renderer->create_conversation_prefix_with_tools(bad); },
+              ::testing::ThrowsMessage<error>(HasSubstr("tools[0].parameters")));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
+#include "support/kimi_tokenizer.hpp"
 #include "support/tokenizer_reference.hpp"
 #include "support/tokenizer_test_support.hpp"
 
@@ -76,13 +77,7 @@ TEST(TiktokenTokenizer, O200kBaseEqualsTiktoken) {
   expect_equal_to_reference("o200k_base", TiktokenOptions::o200k_base(), 200019);
 }
 
-// Kimi K2's pattern as tokenization_kimi.py writes it, with class intersections.
-std::string kimi_original_pattern() {
-  return R"([\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+)"
-         R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+)"
-         R"([\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|)"
-         R"(\s*[\r\n]+|\s+(?!\S)|\s+)";
-}
+using test::kimi_original_pattern;  // Kimi K2's pattern as tokenization_kimi.py writes it
 
 // Kimi's pattern uses class intersections; ours is a lookahead translation of it. tiktoken's
 // engine (fancy-regex) runs the original: same ids on the corpus with cl100k's ranks.
