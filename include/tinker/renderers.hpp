@@ -184,9 +184,9 @@ class ToolSpec {
 std::vector<ToolSpec> tools_from_json(std::string_view json);
 
 /// One message of a conversation. `role` is "system", "user", "assistant" or "tool" (some
-/// families also know "developer", and Kimi's "tool_declare" that
-/// create_conversation_prefix_with_tools makes); a renderer refuses a role it cannot render,
-/// naming the message's index.
+/// families also know "developer", and the roles create_conversation_prefix_with_tools makes:
+/// Kimi's "tool_declare" and gpt-oss's "harmony_system"); a renderer refuses a role it cannot
+/// render, naming the message's index.
 class Message {
  public:
   /// An empty message without a role.
@@ -219,7 +219,10 @@ class Message {
 /// Reads a conversation in the cookbook's (and OpenAI's) JSON shape: `{"messages": [...]}` or a
 /// bare array of messages. A message has "role" and "content" (a string, or a list of parts
 /// {"type": "text", "text"}, {"type": "thinking", "thinking"}, {"type": "image", "image":
-/// base64, "format"} or OpenAI's {"type": "image_url", "image_url": {"url": "data:..."}}), and optionally "tool_calls" ([{"id", "function": {"name", "arguments"}}],
+/// base64 or a data: URI, "format"?} or OpenAI's {"type": "image_url", "image_url": {"url":
+/// "data:..."}}; images go through ImagePart::from_bytes / from_data_uri, so the format is read
+/// from the bytes and WebP becomes PNG; a remote http(s) URL is refused, not fetched), and
+/// optionally "tool_calls" ([{"id", "function": {"name", "arguments"}}],
 /// arguments as a JSON string or object), "name", "tool_call_id" and "trainable"; a
 /// "reasoning_content" string is read as a leading thinking part. Throws tinker::error
 /// (invalid_argument) naming the JSON path of what is wrong (e.g. "messages[2].content[0].type").
@@ -263,9 +266,14 @@ class SupervisedExample {
   ModelInput model_input;      ///< the whole conversation's tokens
   std::vector<float> weights;  ///< one per token of model_input
 
-  /// The next-token training datum of the first `max_length` tokens (all when not given): input
-  /// tokens [0, n-1), `target_tokens` [1, n) and `weights` [1, n). Throws tinker::error
-  /// (invalid_argument) when that leaves fewer than two tokens or the example has a non-text chunk.
+  /// The next-token training datum of the first `max_length` positions (all when not given), as
+  /// the cookbook's datum_from_model_input_weights makes it: input positions [0, n-1) (image
+  /// chunks kept whole, the last text chunk one token shorter), `target_tokens` and `weights`
+  /// for positions [1, n), where a position inside an image has target 0 and weight 0.
+  /// `max_length` cuts text anywhere but never splits an image: an image it would cut is dropped
+  /// whole, and so is an image left at the end (nothing follows it to predict). Throws
+  /// tinker::error (invalid_argument) when fewer than two positions remain, or the weights do
+  /// not match ModelInput::length().
   Datum to_datum(std::optional<std::size_t> max_length = std::nullopt) const;
 };
 
@@ -373,6 +381,11 @@ class Renderer {
 
   /// Whether `message`'s output carries weight under `train_on`.
   virtual bool output_is_trained(const Message& message, const RenderContext& context, TrainOn train_on) const;
+
+  /// Whether the generation prompt closes the think block, which tells the model not to reason
+  /// (the `*_disable_thinking` families). The default do_build_supervised_example then refuses a
+  /// produced turn whose tokens do not start with that prompt: the turn reasoned anyway.
+  virtual bool disables_thinking() const noexcept { return false; }
 
   /// The context of message `index` of `messages`.
   static RenderContext context_of(std::span<const Message> messages, std::size_t index);

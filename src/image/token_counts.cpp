@@ -17,9 +17,9 @@
 namespace tinker::image {
 namespace {
 
-constexpr double qwen_factor = 32;                     // patch 16 x merge 2
-constexpr double qwen_min_pixels = 65536;              // the processor's shortest_edge
-constexpr double qwen_max_pixels = 16777216;           // the processor's longest_edge
+constexpr double qwen_factor = 32;                            // patch 16 x merge 2
+constexpr double qwen_min_pixels = 65536;                     // the processor's shortest_edge
+constexpr double qwen_max_pixels = 16777216;                  // the processor's longest_edge
 constexpr std::int64_t qwen_tokens_per_patch_area = 32 * 32;  // one token per merged 32x32 block
 constexpr double qwen_max_aspect_ratio = 200;
 

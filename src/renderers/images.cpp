@@ -20,9 +20,9 @@ std::optional<ImageFormat> signature_format(std::span<const std::uint8_t> data) 
 
 }  // namespace
 
-ImageChunk image_chunk(const ImagePart& image, ImageTokenRule rule, std::size_t message_index,
-                       std::size_t part_index) {
-  const std::string where = "messages[" + std::to_string(message_index) + "].content[" + std::to_string(part_index) + "]";
+ImageChunk image_chunk(const ImagePart& image, ImageTokenRule rule, std::size_t message_index, std::size_t part_index) {
+  const std::string where =
+      "messages[" + std::to_string(message_index) + "].content[" + std::to_string(part_index) + "]";
   try {
     const auto format = signature_format(image.data);
     if (!format) {
@@ -31,8 +31,8 @@ ImageChunk image_chunk(const ImagePart& image, ImageTokenRule rule, std::size_t 
                   "from_data_uri, which also convert WebP)");
     }
     if (*format != image.format) {
-      throw error(errc::invalid_argument, std::string("the part says ") + to_string(image.format) +
-                                              " but the bytes are " + to_string(*format));
+      throw error(errc::invalid_argument,
+                  std::string("the part says ") + to_string(image.format) + " but the bytes are " + to_string(*format));
     }
     const ImageSize size = image_size(image.data);
     const std::int64_t tokens =

@@ -42,12 +42,47 @@ const json::value& required_field(const json::object& object, std::string_view k
   return *value;
 }
 
-ImageFormat image_format(const json::object& part, const Path& path) {
-  const json::value* format = optional_field(part, "format");
-  const std::string name = format == nullptr ? "png" : as_string(*format, Path(path, "format"));
-  if (name == "png") return ImageFormat::png;
-  if (name == "jpeg" || name == "jpg") return ImageFormat::jpeg;
-  fail(Path(path, "format"), "unknown image format \"" + name + "\" (known: png, jpeg)");
+// An ImagePart from one of the factories, their error re-thrown under the JSON path.
+template <class Make>
+ImagePart image_part_at(const Path& path, Make&& make) {
+  try {
+    return make();
+  } catch (const error& e) {
+    fail(path, e.diag().message);
+  }
+}
+
+// {"type": "image", "image": base64 or a data: URI, "format"?}: the format is read from the bytes,
+// so "format" only has to name one of the encodings.
+ImagePart read_image_part(const json::object& part, const Path& path) {
+  if (const json::value* format = optional_field(part, "format")) {
+    const std::string name = as_string(*format, Path(path, "format"));
+    if (name != "png" && name != "jpeg" && name != "jpg" && name != "webp") {
+      fail(Path(path, "format"), "unknown image format \"" + name + "\" (known: png, jpeg, webp)");
+    }
+  }
+  const Path image_path(path, "image");
+  const std::string image = as_string(required_field(part, "image", path), image_path);
+  if (image.starts_with("data:")) return image_part_at(image_path, [&] { return ImagePart::from_data_uri(image); });
+  if (image.starts_with("http://") || image.starts_with("https://")) {
+    fail(image_path, "remote URLs are not fetched; download the image and pass it as base64 or a data: URI");
+  }
+  std::string bytes;
+  if (!wire::base64_decode(image, bytes))
+    fail(image_path, "not valid base64 (standard alphabet, padded) or a data: URI");
+  return image_part_at(image_path, [&] { return ImagePart::from_bytes({bytes.begin(), bytes.end()}); });
+}
+
+// OpenAI's {"type": "image_url", "image_url": {"url": "data:..."}} (or the URL as a bare string).
+ImagePart read_image_url_part(const json::object& part, const Path& path) {
+  const Path image_url_path(path, "image_url");
+  const json::value& image_url = required_field(part, "image_url", path);
+  const Path url_path(image_url_path, "url");
+  const bool bare = image_url.is_string();
+  const std::string url =
+      bare ? std::string(image_url.get_string())
+           : as_string(required_field(as_object(image_url, image_url_path), "url", image_url_path), url_path);
+  return image_part_at(bare ? image_url_path : url_path, [&] { return ImagePart::from_data_uri(url); });
 }
 
 ContentPart read_part(const json::value& value, const Path& path) {
@@ -58,15 +93,9 @@ ContentPart read_part(const json::value& value, const Path& path) {
   if (type == "thinking") {
     return ThinkingPart(as_string(required_field(part, "thinking", path), Path(path, "thinking")));
   }
-  if (type == "image") {
-    const Path image_path(path, "image");
-    std::string bytes;
-    if (!wire::base64_decode(as_string(required_field(part, "image", path), image_path), bytes)) {
-      fail(image_path, "not valid base64");
-    }
-    return ImagePart(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), image_format(part, path));
-  }
-  fail(type_path, "unknown part type \"" + type + "\" (known: text, thinking, image)");
+  if (type == "image") return read_image_part(part, path);
+  if (type == "image_url") return read_image_url_part(part, path);
+  fail(type_path, "unknown part type \"" + type + "\" (known: text, thinking, image, image_url)");
 }
 
 std::vector<ContentPart> read_content(const json::value& value, const Path& path) {

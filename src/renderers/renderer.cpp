@@ -21,8 +21,11 @@ constexpr std::array<std::pair<TrainOn, const char*>, 7> train_on_names{{
     {TrainOn::customized, "customized"},
 }};
 
-// Roles some family renders; a family refuses the ones it does not know itself.
-constexpr std::array<std::string_view, 6> known_roles{"system", "user", "assistant", "tool", "developer", "tool_declare"};
+// Roles some family renders; a family refuses the ones it does not know itself. "harmony_system"
+// is gpt-oss's own system message (a "system" message is the user's, which Harmony writes as the
+// developer's instructions), as its create_conversation_prefix_with_tools makes it.
+constexpr std::array<std::string_view, 7> known_roles{"system",    "user",         "assistant",     "tool",
+                                                      "developer", "tool_declare", "harmony_system"};
 
 [[noreturn]] void invalid(std::string message) {
   throw error(errc::invalid_argument, std::move(message));
@@ -37,7 +40,7 @@ void check_roles(std::span<const Message> messages) {
     const std::string& role = messages[i].role;
     if (std::find(known_roles.begin(), known_roles.end(), role) == known_roles.end()) {
       invalid(message_path(i) + ".role: unknown role \"" + role +
-              "\" (known: system, user, assistant, tool, developer, tool_declare)");
+              "\" (known: system, user, assistant, tool, developer, tool_declare, harmony_system)");
     }
   }
 }
@@ -104,9 +107,45 @@ class WeightedInput {
   std::vector<float> weights_;
 };
 
-bool all_text(const ModelInput& input) {
-  return std::all_of(input.chunks.begin(), input.chunks.end(),
-                     [](const ModelInputChunk& chunk) { return std::holds_alternative<EncodedTextChunk>(chunk); });
+// Cuts `chunks` to at most `max_length` positions from the end, as the cookbook's
+// datum_from_model_input_weights does: a text chunk may be cut anywhere, an image (or any chunk
+// that is not text) is never split but dropped whole, with everything after it.
+void truncate_chunks(std::vector<ModelInputChunk>& chunks, std::size_t max_length) {
+  std::uint64_t total = 0;
+  for (const ModelInputChunk& chunk : chunks) total += static_cast<std::uint64_t>(chunk_length(chunk));
+  while (total > max_length && !chunks.empty()) {
+    const std::uint64_t overflow = total - max_length;
+    auto* text = std::get_if<EncodedTextChunk>(&chunks.back());
+    if (text != nullptr && overflow < text->tokens.size()) {
+      text->tokens.resize(text->tokens.size() - static_cast<std::size_t>(overflow));
+      return;
+    }
+    total -= static_cast<std::uint64_t>(chunk_length(chunks.back()));
+    chunks.pop_back();
+  }
+}
+
+// The number of positions `prefix` covers when it is a prefix of `full` (both built by
+// append_tokens, so runs of text are single chunks): every chunk equal except the last, which may
+// be the start of `full`'s text chunk at that place. Empty when it is not a prefix.
+std::optional<std::size_t> prefix_positions(const ModelInput& prefix, const ModelInput& full) {
+  if (prefix.chunks.size() > full.chunks.size()) return std::nullopt;
+  std::size_t positions = 0;
+  for (std::size_t i = 0; i < prefix.chunks.size(); ++i) {
+    const auto* prefix_text = std::get_if<EncodedTextChunk>(&prefix.chunks[i]);
+    const auto* full_text = std::get_if<EncodedTextChunk>(&full.chunks[i]);
+    const bool last = i + 1 == prefix.chunks.size();
+    if (last && prefix_text != nullptr && full_text != nullptr) {
+      const auto& head = prefix_text->tokens;
+      if (head.size() > full_text->tokens.size() || !std::equal(head.begin(), head.end(), full_text->tokens.begin())) {
+        return std::nullopt;
+      }
+    } else if (prefix.chunks[i] != full.chunks[i]) {
+      return std::nullopt;
+    }
+    positions += static_cast<std::size_t>(chunk_length(prefix.chunks[i]));
+  }
+  return positions;
 }
 
 std::optional<std::size_t> last_user_index(std::span<const Message> messages) {
@@ -176,23 +215,56 @@ const char* to_string(ParseTermination termination) noexcept {
 }
 
 Datum SupervisedExample::to_datum(std::optional<std::size_t> max_length) const {
-  if (!all_text(model_input)) invalid("SupervisedExample::to_datum: the example holds a non-text chunk");
-  std::vector<TokenId> tokens = model_input.to_ints();
-  if (weights.size() != tokens.size()) {
+  const std::int64_t length = model_input.length();
+  if (weights.size() != static_cast<std::size_t>(length)) {
     invalid("SupervisedExample::to_datum: " + std::to_string(weights.size()) + " weights for " +
-            std::to_string(tokens.size()) + " tokens");
+            std::to_string(length) + " tokens");
   }
-  const std::size_t length = std::min(tokens.size(), max_length.value_or(tokens.size()));
-  if (length < 2) {
-    invalid("SupervisedExample::to_datum: " + std::to_string(length) +
-            " token(s) after max_length; a training datum needs at least two");
+  std::vector<ModelInputChunk> chunks = model_input.chunks;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    if (chunk_length(chunks[i]) < 0) {
+      invalid("SupervisedExample::to_datum: chunks[" + std::to_string(i) + "]: negative length");
+    }
   }
-  const std::vector<TokenId> targets(tokens.begin() + 1, tokens.begin() + static_cast<std::ptrdiff_t>(length));
-  const std::span<const float> target_weights(weights.data() + 1, length - 1);
-  tokens.resize(length - 1);
+  if (max_length) truncate_chunks(chunks, *max_length);
+  // Empty text chunks and images at the end have nothing to predict after them (and a trailing
+  // one would keep the shift below from dropping the last real token).
+  std::erase_if(chunks, [](const ModelInputChunk& chunk) {
+    const auto* text = std::get_if<EncodedTextChunk>(&chunk);
+    return text != nullptr && text->tokens.empty();
+  });
+  while (!chunks.empty() && !std::holds_alternative<EncodedTextChunk>(chunks.back())) chunks.pop_back();
+
+  // Position p of the sequence is the target of input position p-1. An image's positions are
+  // read, never predicted: their targets are 0 with weight 0 (whatever weight the renderer gave
+  // the image's message).
+  std::vector<TokenId> targets;
+  std::vector<float> target_weights;
+  std::size_t position = 0;
+  const auto add_target = [&](TokenId token, float weight) {
+    if (position++ == 0) return;
+    targets.push_back(token);
+    target_weights.push_back(weight);
+  };
+  for (const ModelInputChunk& chunk : chunks) {
+    if (const auto* text = std::get_if<EncodedTextChunk>(&chunk)) {
+      for (const TokenId token : text->tokens) add_target(token, weights[position]);
+    } else {
+      for (std::int64_t i = 0; i < chunk_length(chunk); ++i) add_target(0, 0.0f);
+    }
+  }
+  if (position < 2) {
+    invalid("SupervisedExample::to_datum: " + std::to_string(position) + " token(s)" +
+            (max_length ? " after max_length " + std::to_string(*max_length) : std::string()) +
+            "; a training datum needs at least two");
+  }
+  // The input is every position but the last, which is a text token: the last chunk loses it.
+  auto& last = std::get<EncodedTextChunk>(chunks.back());
+  last.tokens.pop_back();
+  if (last.tokens.empty()) chunks.pop_back();
   LossFnInputs inputs{{"target_tokens", TensorData::from_tokens(targets)},
                       {"weights", TensorData::from_floats(target_weights)}};
-  return Datum(ModelInput::from_ints(std::move(tokens)), std::move(inputs));
+  return Datum(ModelInput(std::move(chunks)), std::move(inputs));
 }
 
 Renderer::Renderer(std::shared_ptr<const Tokenizer> tokenizer) : tokenizer_(std::move(tokenizer)) {
@@ -229,7 +301,7 @@ Renderer::RenderContext Renderer::context_of(std::span<const Message> messages, 
 }
 
 std::vector<Message> Renderer::create_conversation_prefix_with_tools(std::span<const ToolSpec> tools,
-                                                                    std::string_view system_prompt) const {
+                                                                     std::string_view system_prompt) const {
   (void)tools;
   (void)system_prompt;
   invalid("renderer \"" + std::string(name()) + "\" has no format for declaring tools");
@@ -279,13 +351,16 @@ SupervisedExample Renderer::do_build_supervised_example(std::span<const Message>
   // otherwise train the model to write tokens it is always given: withhold weight from all of
   // the prompt that sampling would have supplied.
   const auto generated = generated_message_index(messages, train_on);
-  if (generated && all_text(result.model_input)) {
-    const std::vector<TokenId> prompt =
-        do_build_generation_prompt(messages.first(*generated), "assistant", {}).to_ints();
-    const std::vector<TokenId> tokens = result.model_input.to_ints();
-    if (prompt.size() <= tokens.size() && std::equal(prompt.begin(), prompt.end(), tokens.begin())) {
-      std::fill_n(result.weights.begin(), prompt.size(), 0.0f);
-    }
+  if (!generated) return result;
+  const ModelInput prompt = do_build_generation_prompt(messages.first(*generated), "assistant", {});
+  if (const auto length = prefix_positions(prompt, result.model_input)) {
+    std::fill_n(result.weights.begin(), *length, 0.0f);
+  } else if (disables_thinking()) {
+    // The prompt closes the think block and this turn does not start there: it reasoned.
+    invalid(message_path(*generated) + ": " + std::string(name()) +
+            " has thinking turned off (its generation prompt closes the think block, telling the model not "
+            "to reason), but this produced turn reasons; training on it would teach the model to reason after "
+            "being told not to. Use the family's thinking renderer, or remove the reasoning");
   }
   return result;
 }

@@ -14,6 +14,7 @@ import hashlib
 import io
 import pathlib
 import re
+import struct
 import tarfile
 import zlib
 
@@ -322,6 +323,47 @@ def local_request_seeds(golden_dir):
     write("local_request", b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n")
 
 
+def png_file(width, height, color_type, depth, pixel, interlaced=False, palette=None, trns=None):
+    """A PNG written field by field (filter 0 on every row); pixel(x, y) gives the row bytes of one pixel."""
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    def rows(xs, ys):
+        return b"".join(b"\x00" + b"".join(pixel(x, y) for x in xs) for y in ys) if xs else b""
+
+    if interlaced:  # Adam7: each pass a sub-image of every pixel on its grid
+        passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+        raw = b"".join(rows(range(x0, width, dx), range(y0, height, dy)) for x0, y0, dx, dy in passes)
+    else:
+        raw = rows(range(width), range(height))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0,
+                                                                1 if interlaced else 0))
+    if palette:
+        png += chunk(b"PLTE", palette)
+    if trns:
+        png += chunk(b"tRNS", trns)
+    return png + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def image_seeds():
+    # PNGs of every colour type are written here; the JPEG and WebP seeds (baseline, progressive with
+    # EXIF, grey, CMYK; lossy, lossless, VP8X with alpha) were written by the encoders themselves
+    # through test/support/image_samples.cpp and are committed as they are.
+    def rgb(x, y):
+        return bytes([x * 40 % 256, y * 60 % 256, (x + y) * 20 % 256])
+
+    write("image_files", png_file(5, 3, 2, 8, rgb))
+    write("image_files", png_file(7, 7, 2, 8, rgb, interlaced=True))
+    write("image_files", png_file(4, 4, 0, 8, lambda x, y: bytes([x * 60 + y])))
+    write("image_files", png_file(8, 2, 0, 1, lambda x, y: b"" if x else bytes([0x55 if y else 0xaa])))
+    write("image_files", png_file(3, 3, 0, 16, lambda x, y: struct.pack(">H", x * 20000 + y)))
+    write("image_files", png_file(4, 2, 3, 8, lambda x, y: bytes([(x + y) % 3]),
+                                  palette=bytes([255, 0, 0, 0, 255, 0, 0, 0, 255]), trns=bytes([128])))
+    write("image_files", png_file(3, 2, 4, 8, lambda x, y: bytes([x * 80, y * 200])))
+    write("image_files", png_file(3, 3, 6, 8, lambda x, y: rgb(x, y) + bytes([x * 100])))
+    write("image_files", png_file(2, 2, 6, 16, lambda x, y: struct.pack(">HHHH", x * 60000, y * 60000, 1000, 65535)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--golden-dir", default=str(ROOT / "build/fuzz/test/golden"))
@@ -342,6 +384,7 @@ def main():
     archive_seeds()
     fault_rule_seeds()
     local_request_seeds(args.golden_dir)
+    image_seeds()
 
 
 if __name__ == "__main__":
