@@ -192,8 +192,20 @@ int version_command(Format format, std::ostream& out) {
 
 }  // namespace
 
+void print_cli_error(std::ostream& err, const std::exception& failure) {
+  if (const auto* api = dynamic_cast<const error*>(&failure)) {
+    print_error(err, *api);
+    return;
+  }
+  err << "Error: " << failure.what() << '\n';
+  if (const auto* cli = dynamic_cast<const CliError*>(&failure)) print_status_line(err, cli->status);
+}
+
 int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, const CliEnvironment& env) {
-  CLI::App app("Manage Tinker training runs, checkpoints and sessions; tokenize text; render chats.", "tinker");
+  CLI::App app(
+      "Manage Tinker training runs, checkpoints and sessions; tokenize text; render chats; chat with and "
+      "sample from models.",
+      "tinker");
   app.fallthrough();  // -f/--format may also follow the subcommand
   app.require_subcommand(1);
   std::string format_name = "table";
@@ -209,6 +221,8 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   add_billing_commands(app, action);
   add_tokenizer_commands(app, action);
   add_render_command(app, action);
+  add_chat_command(app, action);
+  add_sample_command(app, action);
 
   const auto usage_error = [&err](const char* what) {
     err << "Error: " << what << "\nRun with --help for more information.\n";

@@ -35,6 +35,9 @@ class CliEnvironment {
   bool input_is_terminal = false;
   /// Progress bars are drawn on the error stream only when it is a terminal.
   bool error_is_terminal = false;
+  /// `tinker chat` and `tinker sample` dim the model's reasoning and draw a spinner while waiting
+  /// only when standard output is a terminal.
+  bool output_is_terminal = false;
   /// Polled while a command runs (from the thread calling run()); once it returns true the
   /// command is cancelled and run() returns exit_interrupted. Empty: never interrupted.
   std::function<bool()> interrupted;

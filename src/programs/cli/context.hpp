@@ -107,6 +107,10 @@ CLI::App& add_command(CLI::App& group, const std::string& name, const std::strin
 /// saying why it cannot be loaded.
 std::shared_ptr<const Tokenizer> load_cli_tokenizer(const Context& context, const std::string& spec);
 
+/// Prints `Error: <message>` (and the status line of an API error) as run() does for a failed
+/// command: for commands that report a failure and go on (`tinker chat`).
+void print_cli_error(std::ostream& err, const std::exception& failure);
+
 /// Adds `--limit` (0: all, else how many to show) bound to `limit`, showing its default.
 void add_limit_option(CLI::App& command, std::int64_t& limit, const std::string& help);
 
@@ -118,6 +122,9 @@ void add_session_commands(CLI::App& app, Action& action);
 void add_billing_commands(CLI::App& app, Action& action);
 void add_tokenizer_commands(CLI::App& app, Action& action);
 void add_render_command(CLI::App& app, Action& action);
+/// `chat` and `sample` (chat_command.cpp, sample_command.cpp).
+void add_chat_command(CLI::App& app, Action& action);
+void add_sample_command(CLI::App& app, Action& action);
 /// `checkpoint delete` and `checkpoint download` (separate files, same group).
 void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);

