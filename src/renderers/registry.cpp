@@ -113,8 +113,8 @@ CustomFamilies& custom_families() {
 }
 
 bool is_built_in(std::string_view name) {
-  return name == inkling_family || std::any_of(families.begin(), families.end(),
-                                               [&](const Family& family) { return family.name == name; });
+  return name == inkling_family ||
+         std::any_of(families.begin(), families.end(), [&](const Family& family) { return family.name == name; });
 }
 
 }  // namespace
@@ -144,8 +144,8 @@ std::unique_ptr<Renderer> make_renderer(std::string_view name, std::shared_ptr<c
   if (const RendererFactory factory = custom_families().factory(name)) {
     std::unique_ptr<Renderer> renderer = factory(std::move(tokenizer));
     if (renderer == nullptr) {
-      throw error(errc::invalid_argument, "the factory registered for renderer \"" + std::string(name) +
-                                              "\" returned no renderer");
+      throw error(errc::invalid_argument,
+                  "the factory registered for renderer \"" + std::string(name) + "\" returned no renderer");
     }
     return renderer;
   }
