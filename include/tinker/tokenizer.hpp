@@ -60,11 +60,37 @@ class TokenizerConfig {
 /// the JSON path of what is wrong (a special token given as an object uses its "content").
 TokenizerConfig read_tokenizer_config(const std::filesystem::path& file);
 
+/// How `Tokenizer::encode` reads its text. The default is what `encode(text)` does: added tokens
+/// written in the text (such as "<|im_end|>") are matched, nothing is added around the text.
+class EncodeOptions {
+ public:
+  /// Neither option.
+  EncodeOptions() = default;
+  /// `split_special_tokens` set: for text a user wrote, in which "<|im_start|>" is characters.
+  static EncodeOptions split_special() {
+    EncodeOptions options;
+    options.split_special_tokens = true;
+    return options;
+  }
+
+  /// Applies the backend's policy for special tokens around the text (tokenizer.json: its
+  /// post-processor, e.g. Gemma's BOS; SentencePiece: see `SentencePieceOptions`; tiktoken: none).
+  bool add_special_tokens = false;
+  /// Hugging Face's `split_special_tokens=True`: special (control) tokens written in the text are
+  /// not matched, their characters are encoded as ordinary text. Added tokens that are not special
+  /// (Qwen3's "<think>" and "<tool_call>") are still matched, as in Hugging Face's fast tokenizers.
+  /// tiktoken: no special token is matched (tiktoken's `encode_ordinary`). SentencePiece: no
+  /// change, as it never matches control tokens written in the text.
+  bool split_special_tokens = false;
+};
+
 /// A loaded tokenizer. Immutable after loading: every method is safe to call from many threads
 /// at once. Shared as `std::shared_ptr<const Tokenizer>`.
 ///
 /// "Special" tokens follow the Hugging Face meaning: control tokens (BOS, EOS, PAD, ...) and the
-/// unknown token. Ordinary text never encodes to a control token (a literal "<s>" in the text is
+/// unknown token. Text encodes to a control token only where it writes one that the file lists as
+/// an added token (tokenizer.json's "added_tokens", tiktoken's special tokens), and never with
+/// `EncodeOptions::split_special_tokens`; SentencePiece never matches them (a literal "<s>" is
 /// encoded as text).
 ///
 /// A backend derives from Tokenizer and implements the protected `do_` functions; the public
@@ -80,15 +106,21 @@ class Tokenizer {
 
   /// Token ids of `text`, which must be UTF-8: invalid UTF-8 throws tinker::error
   /// (invalid_argument) naming the byte offset. With `add_special_tokens` the backend's policy
-  /// applies (tokenizer.json: its post-processor, e.g. Gemma's BOS; SentencePiece: see
-  /// `SentencePieceOptions`; tiktoken: none). Added tokens written in the text (such as
-  /// "<|im_end|>") are matched whatever `add_special_tokens` says, as Hugging Face does.
+  /// applies (see EncodeOptions). Added tokens written in the text (such as "<|im_end|>") are
+  /// matched whatever `add_special_tokens` says, as Hugging Face does; to encode them as
+  /// characters, use the overload below with `split_special_tokens`.
   std::vector<TokenId> encode(std::string_view text, bool add_special_tokens = false) const;
+  /// `encode` with `options`: e.g. `encode(text, EncodeOptions::split_special())` for text in
+  /// which a written control token must stay text (a chat message quoting "<|im_end|>").
+  std::vector<TokenId> encode(std::string_view text, const EncodeOptions& options) const;
 
   /// `encode` of every text, spread over up to `threads` threads (0: the hardware's count), in
   /// input order. A small batch stays on the calling thread (each extra thread gets at least 64 KiB
   /// of text). The first failure is rethrown after every thread has stopped.
   std::vector<std::vector<TokenId>> encode_batch(std::span<const std::string> texts, bool add_special_tokens = false,
+                                                 unsigned threads = 0) const;
+  /// `encode_batch` with `options` for every text.
+  std::vector<std::vector<TokenId>> encode_batch(std::span<const std::string> texts, const EncodeOptions& options,
                                                  unsigned threads = 0) const;
 
   /// Text of `tokens`. Special tokens are written as their token text ("<|im_end|>") unless
@@ -138,7 +170,7 @@ class Tokenizer {
   // Backends implement these; ids passed to them are already checked to be in the vocabulary, and
   // text passed to do_encode is valid UTF-8.
   /// Implements encode(): `text` is valid UTF-8.
-  virtual std::vector<TokenId> do_encode(std::string_view text, bool add_special_tokens) const = 0;
+  virtual std::vector<TokenId> do_encode(std::string_view text, const EncodeOptions& options) const = 0;
   /// Decodes `tokens`. The default decodes runs of ordinary tokens with do_decode_ordinary and
   /// writes special tokens (do_is_special) as their text unless skipped.
   virtual std::string do_decode(std::span<const TokenId> tokens, bool skip_special_tokens) const;

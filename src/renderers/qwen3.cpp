@@ -11,7 +11,9 @@
 // Tool calls are <tool_call>\n{"name": ..., "arguments": ...}\n</tool_call> after the text; tool
 // results are <tool_response> blocks in a user message, consecutive results sharing one.
 // Messages are separated by the "\n" after <|im_end|>, which is written as the start of the next
-// message's header so that the last message ends on <|im_end|>, where sampling stops.
+// message's header so that the last message ends on <|im_end|>, where sampling stops. What a
+// message writes is encoded with split_special_tokens, as the cookbook does (qwen::MarkedText): a
+// quoted "<|im_end|>" is text there, not the end of the turn.
 #include "renderers/families.hpp"
 #include "renderers/parsing.hpp"
 #include "renderers/qwen_common.hpp"
@@ -107,11 +109,13 @@ class Qwen3Renderer final : public Renderer {
   SupervisedExample do_build_supervised_example(std::span<const Message> messages, TrainOn train_on) const override;
 
  private:
-  RenderedMessage encoded_together(const std::string& header, const std::string& output) const;
+  RenderedMessage encoded_together(const qwen::MarkedText& header, const qwen::MarkedText& output) const;
   RenderedMessage render_tool_result(const Message& message, const RenderContext& context) const;
   RenderedMessage render_assistant(const Message& message, const RenderContext& context) const;
-  static std::string header_text(std::string_view role, const RenderContext& context) {
-    return std::string(context.index > 0 ? "\n" : "") + "<|im_start|>" + std::string(role) + "\n";
+  static qwen::MarkedText header_text(std::string_view role, const RenderContext& context) {
+    qwen::MarkedText header;
+    header.text(context.index > 0 ? "\n" : "").control("<|im_start|>").text(std::string(role) + "\n");
+    return header;
   }
   // Whether the template frames this assistant message's reasoning: it is after the last user
   // message (with no user message, nothing is).
@@ -128,11 +132,11 @@ class Qwen3Renderer final : public Renderer {
 Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, const RenderContext& context) const {
   require_role(message, context.index, {"system", "user", "assistant", "tool"}, name_);
   require_text_parts(message, context.index, name_, /*thinking_allowed=*/message.role == "assistant");
-  qwen::require_no_control_tokens_in(tokenizer(), message, context.index, name_);
   if (message.role == "assistant") return render_assistant(message, context);
   require_no_tool_calls(message, context.index, name_, "only assistant messages make them");
   if (message.role == "tool") return render_tool_result(message, context);
-  return encoded_together(header_text(message.role, context), message.text() + "<|im_end|>");
+  return encoded_together(header_text(message.role, context),
+                          qwen::MarkedText().text(message.text()).control("<|im_end|>"));
 }
 
 // A message the model does not write, encoded as one text as the template's output is, so text
@@ -140,9 +144,10 @@ Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, 
 // with it); the header is the tokens up to where they stop matching the header alone. An
 // assistant message is encoded in two pieces instead: its header must be the generation
 // prompt's last tokens, after which the model writes.
-Renderer::RenderedMessage Qwen3Renderer::encoded_together(const std::string& header, const std::string& output) const {
-  std::vector<TokenId> tokens = encode(header + output);
-  const std::vector<TokenId> header_alone = encode(header);
+Renderer::RenderedMessage Qwen3Renderer::encoded_together(const qwen::MarkedText& header,
+                                                          const qwen::MarkedText& output) const {
+  const std::vector<TokenId> tokens = qwen::MarkedText(header).append(output).encode(tokenizer());
+  const std::vector<TokenId> header_alone = header.encode(tokenizer());
   const auto split = std::mismatch(tokens.begin(), tokens.end(), header_alone.begin(), header_alone.end()).first;
   RenderedMessage rendered;
   rendered.header.assign(tokens.begin(), split);
@@ -157,19 +162,24 @@ Renderer::RenderedMessage Qwen3Renderer::render_tool_result(const Message& messa
                                                             const RenderContext& context) const {
   const bool continues_run = context.previous != nullptr && context.previous->role == "tool";
   const bool run_goes_on = context.next != nullptr && context.next->role == "tool";
-  const std::string block = "<tool_response>\n" + message.text() + "\n</tool_response>";
-  return encoded_together(continues_run ? std::string() : header_text("user", context),
-                          block + (run_goes_on ? "\n" : "<|im_end|>"));
+  qwen::MarkedText block;
+  block.text("<tool_response>\n" + message.text() + "\n</tool_response>");
+  if (run_goes_on) {
+    block.text("\n");
+  } else {
+    block.control("<|im_end|>");
+  }
+  return encoded_together(continues_run ? qwen::MarkedText() : header_text("user", context), block);
 }
 
 Renderer::RenderedMessage Qwen3Renderer::render_assistant(const Message& message, const RenderContext& context) const {
   const AssistantTurn turn = assistant_turn(message);
-  std::string header = header_text("assistant", context);
+  qwen::MarkedText header = header_text("assistant", context);
   std::string body;
   if (frames(context) && (context.is_last || !turn.reasoning.empty())) {
     if (mode_ == ThinkingMode::disabled && turn.reasoning.empty()) {
       // The generation prompt already wrote the empty block: it belongs to the header.
-      header += empty_think_block;
+      header.text(empty_think_block);
     } else {
       body = framed_reasoning(turn.reasoning);
     }
@@ -182,15 +192,16 @@ Renderer::RenderedMessage Qwen3Renderer::render_assistant(const Message& message
   }
   body += tool_calls_text(message.tool_calls, !turn.content.empty(), context.index);
   RenderedMessage rendered;
-  rendered.header = encode(header);
-  rendered.output.emplace_back(EncodedTextChunk(encode(body + "<|im_end|>")));
+  rendered.header = header.encode(tokenizer());
+  rendered.output.emplace_back(
+      EncodedTextChunk(qwen::MarkedText().text(body).control("<|im_end|>").encode(tokenizer())));
   return rendered;
 }
 
 std::vector<TokenId> Qwen3Renderer::generation_header(std::string_view role, const RenderContext& context) const {
-  std::string header = header_text(role, context);
-  if (mode_ == ThinkingMode::disabled && role == "assistant") header += empty_think_block;
-  return encode(header);
+  qwen::MarkedText header = header_text(role, context);
+  if (mode_ == ThinkingMode::disabled && role == "assistant") header.text(empty_think_block);
+  return header.encode(tokenizer());
 }
 
 // With thinking disabled the prompt closes the think block, which tells the model not to reason:

@@ -395,36 +395,45 @@ void read_response_text(std::string_view text, const ResponseFormat& format, Mes
   }
 }
 
-void require_no_control_tokens(const Tokenizer& tokenizer, std::string_view text, const std::string& where,
-                               std::string_view family) {
-  // Qwen's control tokens are all written "<|...|>": only text holding "<|" needs encoding.
-  if (text.find("<|") == std::string_view::npos) return;
-  for (const TokenId id : tokenizer.encode(text, false)) {
-    if (!tokenizer.is_special(id)) continue;
-    throw error(errc::invalid_argument,
-                where + ": the text holds \"" + tokenizer.id_to_token(id).value_or("?") + "\", a control token of " +
-                    std::string(family) +
-                    "'s format; written in a message it would start or end a turn of its own, so it is refused "
-                    "(the model cannot tell a quoted marker from a real one)");
-  }
+MarkedText& MarkedText::text(std::string_view text) {
+  if (text.empty()) return *this;
+  if (segments_.empty() || segments_.back().control) segments_.emplace_back();
+  segments_.back().text += text;
+  return *this;
 }
 
-void require_no_control_tokens_in(const Tokenizer& tokenizer, const Message& message, std::size_t index,
-                                  std::string_view family) {
-  const std::string where = "messages[" + std::to_string(index) + "]";
-  for (std::size_t j = 0; j < message.content.size(); ++j) {
-    const ContentPart& part = message.content[j];
-    const std::string* text = nullptr;
-    if (const auto* text_part = std::get_if<TextPart>(&part)) text = &text_part->text;
-    if (const auto* thinking_part = std::get_if<ThinkingPart>(&part)) text = &thinking_part->thinking;
-    if (text != nullptr)
-      require_no_control_tokens(tokenizer, *text, where + ".content[" + std::to_string(j) + "]", family);
+MarkedText& MarkedText::control(std::string_view token) {
+  segments_.push_back(Segment{std::string(token), true});
+  return *this;
+}
+
+MarkedText& MarkedText::append(const MarkedText& other) {
+  for (const Segment& segment : other.segments_) {
+    if (segment.control) {
+      control(segment.text);
+    } else {
+      text(segment.text);
+    }
   }
-  for (std::size_t k = 0; k < message.tool_calls.size(); ++k) {
-    const std::string call = where + ".tool_calls[" + std::to_string(k) + "]";
-    require_no_control_tokens(tokenizer, message.tool_calls[k].name, call + ".name", family);
-    require_no_control_tokens(tokenizer, message.tool_calls[k].arguments, call + ".arguments", family);
+  return *this;
+}
+
+std::vector<TokenId> MarkedText::encode(const Tokenizer& tokenizer) const {
+  std::vector<TokenId> ids;
+  for (const Segment& segment : segments_) {
+    if (!segment.control) {
+      const std::vector<TokenId> run = tokenizer.encode(segment.text, EncodeOptions::split_special());
+      ids.insert(ids.end(), run.begin(), run.end());
+      continue;
+    }
+    const std::optional<TokenId> id = tokenizer.token_to_id(segment.text);
+    if (!id) {
+      throw error(errc::invalid_argument,
+                  "tokenizer " + tokenizer.id() + " has no token \"" + segment.text + "\" for the Qwen format");
+    }
+    ids.push_back(*id);
   }
+  return ids;
 }
 
 std::string_view strip_python_whitespace(std::string_view text) noexcept {

@@ -1,6 +1,6 @@
 // What the Qwen families share (qwen3.cpp, qwen_vision*.cpp, qwen3_5.cpp, qwen3_vl.cpp): the JSON
 // the cookbook writes with Python's json.dumps, the tool declarations, reading a Qwen3.5-style XML
-// tool call, and the check that message text cannot write the tokens that delimit turns.
+// tool call, and encoding message text so that it cannot write the tokens that delimit turns.
 #pragma once
 
 #include <tinker/renderers.hpp>
@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace boost::json {
 class value;
@@ -80,20 +81,36 @@ class ResponseFormat {
 /// cannot be read become `unparsed_tool_calls`. Never throws.
 void read_response_text(std::string_view text, const ResponseFormat& format, Message& message);
 
-// ---- Text a message may not write ---------------------------------------------------------
+// ---- Encoding what a message writes -------------------------------------------------------
 
-/// Throws tinker::error (invalid_argument) naming `where` (e.g. "messages[2].content[0]") when
-/// `text` encodes to a control token of `tokenizer` (such as "<|im_start|>" or "<|im_end|>"):
-/// quoted in a message, it would open or close a turn of its own. The cookbook encodes such text
-/// as plain characters, which tinker::Tokenizer cannot do, so it is refused instead.
-void require_no_control_tokens(const Tokenizer& tokenizer, std::string_view text, const std::string& where,
-                               std::string_view family);
+/// What a Qwen renderer writes: runs of text (message text, and markup that holds no control
+/// token) and the control tokens it writes itself ("<|im_start|>", "<|im_end|>", "<|vision_start|>").
+/// The text is encoded with EncodeOptions::split_special_tokens, as the cookbook's Qwen3 renderer
+/// encodes a message: a control token quoted in a message is characters and cannot open or close a
+/// turn, while the tokens that are not special ("<think>", "<tool_call>") are still matched. A
+/// control token cuts the text around it when the whole text is encoded at once too, so the ids
+/// are those of the template's text wherever the message quotes no control token.
+class MarkedText {
+ public:
+  /// Appends `text` to the current run of text.
+  MarkedText& text(std::string_view text);
+  /// Appends the control token `token` (its text, e.g. "<|im_end|>"), which ends the run.
+  MarkedText& control(std::string_view token);
+  /// Appends `other`, its first run of text joining this one's last.
+  MarkedText& append(const MarkedText& other);
+  bool empty() const noexcept { return segments_.empty(); }
+  /// The ids. Throws tinker::error (invalid_argument) when a control token is not a token of
+  /// `tokenizer` (the renderers check theirs when they are made).
+  std::vector<TokenId> encode(const Tokenizer& tokenizer) const;
 
-/// require_no_control_tokens over everything message `index` writes as text: its text and
-/// thinking parts ("messages[i].content[j]") and its tool calls' names and arguments
-/// ("messages[i].tool_calls[k]").
-void require_no_control_tokens_in(const Tokenizer& tokenizer, const Message& message, std::size_t index,
-                                  std::string_view family);
+ private:
+  class Segment {
+   public:
+    std::string text;
+    bool control = false;
+  };
+  std::vector<Segment> segments_;
+};
 
 /// `text` without leading and trailing whitespace, as Python's str.strip() (and Jinja's trim)
 /// removes it: ASCII whitespace and the separators U+001C..U+001F, U+0085, U+00A0 and the

@@ -50,11 +50,13 @@ bool qwen_has_thinking_part(const Message& message) {
 }
 
 // Text and images as chunks: each run of text is encoded as one string (as the template's text
-// would be), an image breaks the run.
+// would be) with split_special_tokens, as qwen::MarkedText does, the control tokens the renderer
+// writes as their ids; an image breaks the run.
 class QwenChunkBuilder {
  public:
   explicit QwenChunkBuilder(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {}
-  void text(std::string_view text) { pending_ += text; }
+  void text(std::string_view text) { pending_.text(text); }
+  void control(std::string_view token) { pending_.control(token); }
   void image(ImageChunk chunk) {
     flush();
     chunks_.emplace_back(std::move(chunk));
@@ -67,11 +69,11 @@ class QwenChunkBuilder {
  private:
   void flush() {
     if (pending_.empty()) return;
-    chunks_.emplace_back(EncodedTextChunk(tokenizer_.encode(pending_, false)));
-    pending_.clear();
+    chunks_.emplace_back(EncodedTextChunk(pending_.encode(tokenizer_)));
+    pending_ = qwen::MarkedText();
   }
   const Tokenizer& tokenizer_;
-  std::string pending_;
+  qwen::MarkedText pending_;
   std::vector<ModelInputChunk> chunks_;
 };
 
@@ -240,9 +242,9 @@ std::vector<ModelInputChunk> QwenVisionRenderer::output_chunks(const Message& me
         out.text(is_vl() ? "<think>" + thinking->thinking + "</think>"
                          : "<think>\n" + thinking->thinking + "\n</think>\n\n");
       } else {
-        out.text("<|vision_start|>");
+        out.control("<|vision_start|>");
         out.image(image_chunk(std::get<ImagePart>(part), ImageTokenRule::qwen_vl, context.index, j));
-        out.text("<|vision_end|>");
+        out.control("<|vision_end|>");
       }
     }
   }
@@ -250,7 +252,7 @@ std::vector<ModelInputChunk> QwenVisionRenderer::output_chunks(const Message& me
   out.text(tool_calls_text(message, context.index));
   // In a run of tool results (3.5, 3.8) only the last closes the shared user message.
   const bool run_goes_on = !is_vl() && is_tool && context.next != nullptr && context.next->role == "tool";
-  if (!run_goes_on) out.text("<|im_end|>");
+  if (!run_goes_on) out.control("<|im_end|>");
   return std::move(out).finish();
 }
 
@@ -267,7 +269,6 @@ Renderer::RenderedMessage QwenVisionRenderer::render_message(const Message& mess
   if (message.role != "assistant") {
     require_no_tool_calls(message, context.index, format_.name, "only assistant messages make them");
   }
-  qwen::require_no_control_tokens_in(tokenizer(), message, context.index, format_.name);
   if (renders_nothing(message, context.index)) return {};
 
   std::string header = header_text(message, context);

@@ -51,7 +51,10 @@ class SentencePieceTokenizer final : public Tokenizer {
   }
 
  private:
-  std::vector<TokenId> do_encode(std::string_view text, bool add_special_tokens) const override {
+  // split_special_tokens changes nothing: SentencePiece never matches a control piece ("<s>")
+  // written in the text, only user-defined pieces, which are not special.
+  std::vector<TokenId> do_encode(std::string_view text, const EncodeOptions& options) const override {
+    const bool add_special_tokens = options.add_special_tokens;
     std::vector<int> ids;
     if (const auto status = processor_.Encode(text, &ids); !status.ok()) {
       throw error(errc::invalid_argument, "encode with tokenizer " + id() + " failed: " + status.ToString());

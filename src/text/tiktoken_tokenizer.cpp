@@ -1,7 +1,8 @@
 // The tiktoken backend: a rank file ("<base64 token> <rank>" per line), a split pattern and
 // special tokens. Encoding follows tiktoken: special token text anywhere in the input is matched
-// first (tiktoken's allowed_special="all"), the rest is split by the pattern, and each piece is
-// merged byte pair by byte pair, lowest rank first.
+// first (tiktoken's allowed_special="all"; none with split_special_tokens, its encode_ordinary),
+// the rest is split by the pattern, and each piece is merged byte pair by byte pair, lowest rank
+// first.
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
 
@@ -92,9 +93,14 @@ class TiktokenTokenizer final : public Tokenizer {
   }
 
  protected:
-  std::vector<TokenId> do_encode(std::string_view text, bool) const override {
+  // add_special_tokens adds nothing: tiktoken has no post-processor.
+  std::vector<TokenId> do_encode(std::string_view text, const EncodeOptions& options) const override {
     std::vector<TokenId> ids;
     ids.reserve(text.size() / 3 + 1);
+    if (options.split_special_tokens) {
+      encode_ordinary(text, ids);
+      return ids;
+    }
     std::size_t pos = 0;
     while (pos < text.size()) {
       const auto [at, special] = next_special(text, pos);

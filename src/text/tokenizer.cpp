@@ -28,11 +28,17 @@ Tokenizer::Tokenizer(std::string id, std::filesystem::path file, TokenizerFormat
     : id_(std::move(id)), file_(std::move(file)), format_(format), config_(std::move(config)) {}
 
 std::vector<TokenId> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+  EncodeOptions options;
+  options.add_special_tokens = add_special_tokens;
+  return encode(text, options);
+}
+
+std::vector<TokenId> Tokenizer::encode(std::string_view text, const EncodeOptions& options) const {
   if (const auto offset = tokenizer_detail::first_invalid_utf8(text)) {
     throw error(errc::invalid_argument, "encode with tokenizer " + id_ +
                                             ": the text is not valid UTF-8 at byte offset " + std::to_string(*offset));
   }
-  return do_encode(text, add_special_tokens);
+  return do_encode(text, options);
 }
 
 namespace {
@@ -52,9 +58,16 @@ unsigned useful_threads(std::span<const std::string> texts, unsigned requested) 
 
 }  // namespace
 
-// Threads take texts from a shared counter, so one long text does not hold up a whole share.
 std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::string> texts, bool add_special_tokens,
                                                           unsigned threads) const {
+  EncodeOptions options;
+  options.add_special_tokens = add_special_tokens;
+  return encode_batch(texts, options, threads);
+}
+
+// Threads take texts from a shared counter, so one long text does not hold up a whole share.
+std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::string> texts,
+                                                          const EncodeOptions& options, unsigned threads) const {
   std::vector<std::vector<TokenId>> results(texts.size());
   threads = useful_threads(texts, threads);
   std::atomic<std::size_t> next{0};
@@ -64,7 +77,7 @@ std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::s
   const auto work = [&] {
     for (std::size_t i = next++; i < texts.size() && !failed; i = next++) {
       try {
-        results[i] = encode(texts[i], add_special_tokens);
+        results[i] = encode(texts[i], options);
       } catch (...) {
         const std::lock_guard lock(failure_mutex);
         if (!first_failure) first_failure = std::current_exception();

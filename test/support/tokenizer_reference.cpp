@@ -245,11 +245,15 @@ std::vector<std::string> run_node_script(const fs::path& script, const std::vect
   return split_lines(read_file(out.path()));
 }
 
-std::vector<ReferenceCase> run_hf_reference(const fs::path& tokenizer_json, const std::vector<std::string>& cases) {
+namespace {
+
+std::vector<ReferenceCase> run_hf_reference_script(const fs::path& tokenizer_json,
+                                                   const std::vector<std::string>& cases, bool split_special_tokens) {
   const CasesFile input(cases);
   const fs::path script = reference_script("hf_reference.js");
-  const std::vector<std::string> lines =
-      run_node_script(script, {tokenizer_json.string(), input.path().string(), npm_node_modules().string()});
+  std::vector<std::string> args{tokenizer_json.string(), input.path().string(), npm_node_modules().string()};
+  if (split_special_tokens) args.insert(args.begin(), "--split-special-tokens");
+  const std::vector<std::string> lines = run_node_script(script, args);
   if (lines.size() != cases.size()) {
     fail(script.string() + " printed " + std::to_string(lines.size()) + " lines for " + std::to_string(cases.size()) +
          " cases of " + tokenizer_json.string());
@@ -260,6 +264,17 @@ std::vector<ReferenceCase> run_hf_reference(const fs::path& tokenizer_json, cons
     results.push_back(parse_case(lines[i], cases[i], script.string() + " output line " + std::to_string(i + 1)));
   }
   return results;
+}
+
+}  // namespace
+
+std::vector<ReferenceCase> run_hf_reference(const fs::path& tokenizer_json, const std::vector<std::string>& cases) {
+  return run_hf_reference_script(tokenizer_json, cases, false);
+}
+
+std::vector<ReferenceCase> run_hf_reference_split_special(const fs::path& tokenizer_json,
+                                                          const std::vector<std::string>& cases) {
+  return run_hf_reference_script(tokenizer_json, cases, true);
 }
 
 std::vector<ReferenceCase> run_hf_reference(const fs::path& tokenizer_json, const fs::path& corpus) {

@@ -75,6 +75,14 @@ std::vector<std::string> run_node_script(const std::filesystem::path& script, co
 std::vector<ReferenceCase> run_hf_reference(const std::filesystem::path& tokenizer_json,
                                             const std::vector<std::string>& cases);
 
+/// run_hf_reference as the Rust core encodes with `encode_special_tokens` set (transformers'
+/// `split_special_tokens=True`): hf_reference.js --split-special-tokens, which loads the file
+/// without its special added tokens (the Node binding has no such setting; the script explains why
+/// that is the same, and refuses a file where it is not). Only `ids` and `ids_special` are meant
+/// to be compared: the decoded fields come from the file without its special tokens.
+std::vector<ReferenceCase> run_hf_reference_split_special(const std::filesystem::path& tokenizer_json,
+                                                          const std::vector<std::string>& cases);
+
 /// run_hf_reference over read_corpus(corpus).
 std::vector<ReferenceCase> run_hf_reference(const std::filesystem::path& tokenizer_json,
                                             const std::filesystem::path& corpus);

@@ -10,6 +10,8 @@
 //   node tiktoken_reference.js encode <encoding> <cases.jsonl> [<pattern file>]
 //     Prints, for each case (one JSON string per line), the JSON array of encode(text, "all"). With a
 //     pattern file, the encoding's ranks are used with that split pattern and no special tokens.
+//   node tiktoken_reference.js encode_ordinary <encoding> <cases.jsonl>
+//     The same with encode_ordinary(text): special token text is encoded as ordinary text.
 const fs = require('fs');
 const path = require('path');
 
@@ -32,22 +34,24 @@ function ranks(name, out) {
   fs.writeFileSync(out, lines.join('\n') + '\n');
 }
 
-function encode(name, casesFile, patternFile) {
+function encode(name, casesFile, patternFile, ordinary) {
   const { Tiktoken } = require('tiktoken');
   const data = encoder(name);
   const tokenizer = patternFile
     ? new Tiktoken(data.bpe_ranks, {}, fs.readFileSync(patternFile, 'utf8'))
     : new Tiktoken(data.bpe_ranks, data.special_tokens, data.pat_str);
   const lines = fs.readFileSync(casesFile, 'utf8').split('\n').filter((l) => l.length > 0);
-  const out = lines.map((line) => JSON.stringify(Array.from(tokenizer.encode(JSON.parse(line), 'all'))));
+  const encodeLine = ordinary ? (text) => tokenizer.encode_ordinary(text) : (text) => tokenizer.encode(text, 'all');
+  const out = lines.map((line) => JSON.stringify(Array.from(encodeLine(JSON.parse(line)))));
   process.stdout.write(out.join('\n') + '\n');
   tokenizer.free();
 }
 
 const [mode, name, a, b] = process.argv.slice(2);
 if (mode === 'ranks') ranks(name, a);
-else if (mode === 'encode') encode(name, a, b);
+else if (mode === 'encode') encode(name, a, b, false);
+else if (mode === 'encode_ordinary') encode(name, a, undefined, true);
 else {
-  process.stderr.write('usage: tiktoken_reference.js ranks|encode <encoding> ...\n');
+  process.stderr.write('usage: tiktoken_reference.js ranks|encode|encode_ordinary <encoding> ...\n');
   process.exit(2);
 }

@@ -175,8 +175,10 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> tokens, const BpeModel&
     if (entry.token.normalized) {
       normalized_.insert(entry.normalized_form ? *entry.normalized_form : entry.token.content,
                          static_cast<std::uint32_t>(id));
+      if (!is_special_content(entry.token.content)) ++normalized_ordinary_;
     } else {
       raw_.insert(entry.token.content, static_cast<std::uint32_t>(id));
+      if (!is_special_content(entry.token.content)) ++raw_ordinary_;
     }
   }
 }
@@ -194,12 +196,14 @@ bool AddedVocabulary::is_special_id(TokenId id) const noexcept {
 }
 
 // The reference's find_matches: matches are found left to right, longest first at each position,
-// and the search resumes after a match even when single_word then discards it. lstrip/rstrip
-// widen the match over neighbouring whitespace (never back over an earlier match).
-void AddedVocabulary::split(const LiteralTrie& trie, std::string_view text, std::vector<Section>& out) const {
+// and the search resumes after a match even when single_word or skip_special then discards it.
+// lstrip/rstrip widen the match over neighbouring whitespace (never back over an earlier match).
+// `nothing_matches`: every token of the trie is special and skipped, so the text is one section.
+void AddedVocabulary::split(const LiteralTrie& trie, bool nothing_matches, bool skip_special, std::string_view text,
+                            std::vector<Section>& out) const {
   const auto n = static_cast<std::uint32_t>(text.size());
   std::uint32_t done = 0;
-  if (!trie.empty()) {
+  if (!trie.empty() && !nothing_matches) {
     for (std::size_t pos = 0; pos < text.size();) {
       if (!trie.may_start_with(static_cast<unsigned char>(text[pos]))) {
         ++pos;
@@ -215,6 +219,8 @@ void AddedVocabulary::split(const LiteralTrie& trie, std::string_view text, std:
       auto stop = static_cast<std::uint32_t>(pos + length);
       pos += length;
       const AddedToken& token = entry(static_cast<TokenId>(id))->token;
+      // By content, as the reference's special_tokens_set.
+      if (skip_special && is_special_content(token.content)) continue;
       if (token.single_word) {
         const bool space_before = start == 0 || !ends_with_word(text.substr(0, start));
         const bool space_after = stop == n || !starts_with_word(text.substr(stop));

@@ -2,7 +2,10 @@
 // sees it, as Hugging Face's AddedVocabulary does. Tokens with `normalized: false` are found in
 // the raw text (one pass, leftmost-longest); the text between them is normalized, and tokens with
 // `normalized: true` are then found (in their normalized form) in each normalized section.
-// `single_word`, `lstrip` and `rstrip` apply to a match as in the reference.
+// `single_word`, `lstrip` and `rstrip` apply to a match as in the reference. With `skip_special`
+// (Hugging Face's encode_special_tokens, transformers' split_special_tokens) a match of a special
+// token is dropped as the reference drops it: its text stays in the plain section around it, and
+// the search goes on after it, so no other added token is matched inside it in the same pass.
 #pragma once
 
 #include "text/hf/hash_tables.hpp"
@@ -80,11 +83,20 @@ class AddedVocabulary {
   /// size) and builds the matchers, normalizing `normalized` tokens with `normalizer` (may be null).
   AddedVocabulary(std::vector<AddedToken> tokens, const BpeModel& model, const Normalizer* normalizer);
 
-  /// Cuts `text` at the tokens that match in the raw text (`normalized: false`).
-  void split_raw(std::string_view text, std::vector<Section>& out) const { split(raw_, text, out); }
-  /// Cuts a normalized section at the tokens that match after normalization.
-  void split_normalized(std::string_view text, std::vector<Section>& out) const { split(normalized_, text, out); }
-  bool has_normalized_tokens() const noexcept { return !normalized_.empty(); }
+  /// Cuts `text` at the tokens that match in the raw text (`normalized: false`); special tokens
+  /// are not matched when `skip_special`.
+  void split_raw(std::string_view text, bool skip_special, std::vector<Section>& out) const {
+    split(raw_, skip_special && raw_ordinary_ == 0, skip_special, text, out);
+  }
+  /// Cuts a normalized section at the tokens that match after normalization (not the special
+  /// ones when `skip_special`).
+  void split_normalized(std::string_view text, bool skip_special, std::vector<Section>& out) const {
+    split(normalized_, skip_special && normalized_ordinary_ == 0, skip_special, text, out);
+  }
+  /// True when some token may match after normalization (a special one only without `skip_special`).
+  bool has_normalized_tokens(bool skip_special) const noexcept {
+    return skip_special ? normalized_ordinary_ != 0 : !normalized_.empty();
+  }
 
   /// The id of an added token's content, or -1.
   TokenId token_to_id(std::string_view content) const noexcept { return by_content_.find(content); }
@@ -106,7 +118,8 @@ class AddedVocabulary {
     AddedToken token;
     std::optional<std::string> normalized_form;
   };
-  void split(const LiteralTrie& trie, std::string_view text, std::vector<Section>& out) const;
+  void split(const LiteralTrie& trie, bool nothing_matches, bool skip_special, std::string_view text,
+             std::vector<Section>& out) const;
   const Entry* entry(TokenId id) const noexcept {
     if (id < 0 || static_cast<std::size_t>(id) >= index_by_id_.size() || index_by_id_[id] < 0) return nullptr;
     return &entries_[static_cast<std::size_t>(index_by_id_[id])];
@@ -118,6 +131,8 @@ class AddedVocabulary {
   StringIdMap special_contents_;
   LiteralTrie raw_;
   LiteralTrie normalized_;
+  std::size_t raw_ordinary_ = 0;         // tokens in raw_ that are not special
+  std::size_t normalized_ordinary_ = 0;  // tokens in normalized_ that are not special
   std::size_t new_entries_ = 0;
 };
 

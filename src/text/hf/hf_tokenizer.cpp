@@ -61,37 +61,39 @@ EncodeScratch& encode_scratch() {
 
 }  // namespace
 
-std::vector<TokenId> HfTokenizer::do_encode(std::string_view text, bool add_special_tokens) const {
+std::vector<TokenId> HfTokenizer::do_encode(std::string_view text, const EncodeOptions& options) const {
   std::vector<TokenId> ids;
   ids.reserve(text.size() / 3 + 4);
   // encode_section uses the scratch's other buffers, never this one.
   std::vector<Section>& sections = encode_scratch().sections;
   sections.clear();
-  parts_.added.split_raw(text, sections);
+  const bool skip_special = options.split_special_tokens;
+  parts_.added.split_raw(text, skip_special, sections);
   for (const Section& section : sections) {
     if (section.token >= 0) {
       ids.push_back(section.token);
     } else if (section.end > section.begin) {
-      encode_section(text.substr(section.begin, section.end - section.begin), section.begin == 0, ids);
+      encode_section(text.substr(section.begin, section.end - section.begin), section.begin == 0, skip_special, ids);
     }
   }
-  if (add_special_tokens && parts_.post_processor) parts_.post_processor->add_special_tokens(ids);
+  if (options.add_special_tokens && parts_.post_processor) parts_.post_processor->add_special_tokens(ids);
   return ids;
 }
 
-void HfTokenizer::encode_section(std::string_view text, bool starts_input, std::vector<TokenId>& ids) const {
+void HfTokenizer::encode_section(std::string_view text, bool starts_input, bool skip_special,
+                                 std::vector<TokenId>& ids) const {
   EncodeScratch& scratch = encode_scratch();
   if (parts_.normalizer) {
     scratch.normalized.assign(text);
     parts_.normalizer->normalize(scratch.normalized);
     text = scratch.normalized;
   }
-  if (!parts_.added.has_normalized_tokens()) {
+  if (!parts_.added.has_normalized_tokens(skip_special)) {
     encode_normalized(text, starts_input, ids);
     return;
   }
   scratch.inner_sections.clear();
-  parts_.added.split_normalized(text, scratch.inner_sections);
+  parts_.added.split_normalized(text, skip_special, scratch.inner_sections);
   for (const Section& section : scratch.inner_sections) {
     if (section.token >= 0) {
       ids.push_back(section.token);

@@ -33,7 +33,7 @@ class HfTokenizer final : public Tokenizer {
   HfTokenizer(std::string id, std::filesystem::path file, TokenizerConfig config, HfParts parts);
 
  private:
-  std::vector<TokenId> do_encode(std::string_view text, bool add_special_tokens) const override;
+  std::vector<TokenId> do_encode(std::string_view text, const EncodeOptions& options) const override;
   std::string do_decode(std::span<const TokenId> tokens, bool skip_special_tokens) const override;
   std::string do_decode_ordinary(std::span<const TokenId> tokens) const override;
   int do_vocab_size() const noexcept override { return vocab_size_; }
@@ -45,8 +45,9 @@ class HfTokenizer final : public Tokenizer {
   std::string do_id_to_token(TokenId id) const override;
   bool do_is_special(TokenId id) const override { return parts_.added.is_special_id(id); }
 
-  /// Normalizes a section of plain text (between raw-matched added tokens) and encodes it.
-  void encode_section(std::string_view text, bool starts_input, std::vector<TokenId>& ids) const;
+  /// Normalizes a section of plain text (between raw-matched added tokens) and encodes it;
+  /// `skip_special` as in AddedVocabulary.
+  void encode_section(std::string_view text, bool starts_input, bool skip_special, std::vector<TokenId>& ids) const;
   /// Pre-tokenizes normalized text and runs the model on every piece.
   void encode_normalized(std::string_view text, bool starts_input, std::vector<TokenId>& ids) const;
   std::optional<std::string_view> token_text(TokenId id) const noexcept;

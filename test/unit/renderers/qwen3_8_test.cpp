@@ -167,5 +167,13 @@ TEST(Qwen38DisableThinkingRenderer, RefusesATurnThatReasonsAndKeepsHistoryBlocks
   EXPECT_EQ(qwen_test::trained_text(*renderer, example), "a2<|im_end|>");
 }
 
+// Qwen3.8 encodes message text as Qwen3.5 does, with split_special_tokens: quoted markers are
+// text, also in the system message after the effort sentence.
+TEST(Qwen38Renderer, QuotedControlTokensAreText) {
+  qwen_test::expect_quoted_control_tokens_are_text(*make_qwen38(detail::make_qwen3_8_xhigh_reasoning), true);
+  qwen_test::expect_quoted_control_tokens_are_text(*make_qwen38(detail::make_qwen3_8_medium_reasoning), true);
+  qwen_test::expect_quoted_control_tokens_are_text(*make_qwen38(detail::make_qwen3_8_disable_thinking), false);
+}
+
 }  // namespace
 }  // namespace tinker::renderers

@@ -13,6 +13,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace tinker::renderers {
 namespace {
 
@@ -111,6 +113,32 @@ TEST(Qwen3VlRenderer, ToolDeclarationsAreQwen3s) {
       renderer->create_conversation_prefix_with_tools(qwen_test::weather_tools(), "You are Qwen.");
   ASSERT_EQ(prefix.size(), 1u);
   EXPECT_EQ(prefix[0].text(), "You are Qwen.\n\n" + qwen_test::qwen3_tools_block());
+}
+
+// Message text, images' neighbours included, is encoded with split_special_tokens (the
+// cookbook's Qwen3 rule): quoted markers are text, the renderer's own markers around an image stay.
+TEST(Qwen3VlRenderer, QuotedControlTokensAreText) {
+  qwen_test::expect_quoted_control_tokens_are_text(*qwen3_vl(), true);
+  qwen_test::expect_quoted_control_tokens_are_text(*qwen3_vl_instruct(), true);
+  const auto renderer = qwen3_vl();
+  const std::vector<Message> messages{Message(
+      "user",
+      std::vector<ContentPart>{TextPart("<|vision_start|>"), qwen_test::png_part(56, 56), TextPart("<|im_end|>")})};
+  const ModelInput prompt = renderer->build_generation_prompt(messages);
+  const Tokenizer& tokenizer = renderer->tokenizer();
+  const TokenId vision_start = *tokenizer.token_to_id("<|vision_start|>");
+  const TokenId vision_end = *tokenizer.token_to_id("<|vision_end|>");
+  std::vector<TokenId> text_tokens;
+  for (const ModelInputChunk& chunk : prompt.chunks) {
+    if (const auto* text = std::get_if<EncodedTextChunk>(&chunk)) {
+      text_tokens.insert(text_tokens.end(), text->tokens.begin(), text->tokens.end());
+    }
+  }
+  EXPECT_EQ(std::count(text_tokens.begin(), text_tokens.end(), vision_start), 1);
+  EXPECT_EQ(std::count(text_tokens.begin(), text_tokens.end(), vision_end), 1);
+  EXPECT_EQ(
+      text_of(*renderer, text_tokens),
+      "<|im_start|>user\n<|vision_start|><|vision_start|><|vision_end|><|im_end|><|im_end|>\n<|im_start|>assistant\n");
 }
 
 }  // namespace
