@@ -22,6 +22,8 @@
 #include <tinker/tokenizer.hpp>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <variant>
 
 namespace tinker::renderers::detail {
@@ -89,6 +91,13 @@ class Qwen3Renderer final : public Renderer {
       : Renderer(std::move(tokenizer)), mode_(mode), name_(name) {
     require_token(this->tokenizer(), "<|im_start|>", name_);
     end_of_turn_ = require_token(this->tokenizer(), "<|im_end|>", name_);
+    for (std::size_t role = 0; role < header_roles.size(); ++role) {
+      for (const bool first : {true, false}) {
+        RenderContext context;
+        context.index = first ? 0 : 1;
+        header_ids_[header_slot(role, first)] = header_text(header_roles[role], context).encode(this->tokenizer());
+      }
+    }
   }
 
   std::string_view name() const noexcept override { return name_; }
@@ -109,7 +118,8 @@ class Qwen3Renderer final : public Renderer {
   SupervisedExample do_build_supervised_example(std::span<const Message> messages, TrainOn train_on) const override;
 
  private:
-  RenderedMessage encoded_together(const qwen::MarkedText& header, const qwen::MarkedText& output) const;
+  RenderedMessage encoded_together(std::optional<std::string_view> header_role, const RenderContext& context,
+                                   const qwen::MarkedText& output) const;
   RenderedMessage render_tool_result(const Message& message, const RenderContext& context) const;
   RenderedMessage render_assistant(const Message& message, const RenderContext& context) const;
   static qwen::MarkedText header_text(std::string_view role, const RenderContext& context) {
@@ -124,9 +134,20 @@ class Qwen3Renderer final : public Renderer {
   }
   void check_no_reasoning_in_produced_turn(std::span<const Message> messages) const;
 
+  // The few headers there are, encoded once: rendering encodes each message's header alone to
+  // find where it ends in the message's tokens, which would otherwise cost an encode per message.
+  static constexpr std::array<std::string_view, 3> header_roles{"system", "user", "assistant"};
+  static std::size_t header_slot(std::size_t role, bool first) { return role * 2 + (first ? 0 : 1); }
+  const std::vector<TokenId>& header_ids(std::string_view role, const RenderContext& context) const {
+    const std::size_t role_index =
+        static_cast<std::size_t>(std::find(header_roles.begin(), header_roles.end(), role) - header_roles.begin());
+    return header_ids_.at(header_slot(role_index, context.index == 0));
+  }
+
   ThinkingMode mode_;
   std::string_view name_;
   TokenId end_of_turn_ = 0;
+  std::array<std::vector<TokenId>, header_roles.size() * 2> header_ids_;
 };
 
 Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, const RenderContext& context) const {
@@ -135,8 +156,7 @@ Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, 
   if (message.role == "assistant") return render_assistant(message, context);
   require_no_tool_calls(message, context.index, name_, "only assistant messages make them");
   if (message.role == "tool") return render_tool_result(message, context);
-  return encoded_together(header_text(message.role, context),
-                          qwen::MarkedText().text(message.text()).control("<|im_end|>"));
+  return encoded_together(message.role, context, qwen::MarkedText().text(message.text()).control("<|im_end|>"));
 }
 
 // A message the model does not write, encoded as one text as the template's output is, so text
@@ -144,10 +164,13 @@ Renderer::RenderedMessage Qwen3Renderer::render_message(const Message& message, 
 // with it); the header is the tokens up to where they stop matching the header alone. An
 // assistant message is encoded in two pieces instead: its header must be the generation
 // prompt's last tokens, after which the model writes.
-Renderer::RenderedMessage Qwen3Renderer::encoded_together(const qwen::MarkedText& header,
+Renderer::RenderedMessage Qwen3Renderer::encoded_together(std::optional<std::string_view> header_role,
+                                                          const RenderContext& context,
                                                           const qwen::MarkedText& output) const {
+  static const std::vector<TokenId> no_header;
+  const qwen::MarkedText header = header_role ? header_text(*header_role, context) : qwen::MarkedText();
   const std::vector<TokenId> tokens = qwen::MarkedText(header).append(output).encode(tokenizer());
-  const std::vector<TokenId> header_alone = header.encode(tokenizer());
+  const std::vector<TokenId>& header_alone = header_role ? header_ids(*header_role, context) : no_header;
   const auto split = std::mismatch(tokens.begin(), tokens.end(), header_alone.begin(), header_alone.end()).first;
   RenderedMessage rendered;
   rendered.header.assign(tokens.begin(), split);
@@ -169,17 +192,17 @@ Renderer::RenderedMessage Qwen3Renderer::render_tool_result(const Message& messa
   } else {
     block.control("<|im_end|>");
   }
-  return encoded_together(continues_run ? qwen::MarkedText() : header_text("user", context), block);
+  return encoded_together(continues_run ? std::nullopt : std::optional<std::string_view>("user"), context, block);
 }
 
 Renderer::RenderedMessage Qwen3Renderer::render_assistant(const Message& message, const RenderContext& context) const {
   const AssistantTurn turn = assistant_turn(message);
-  qwen::MarkedText header = header_text("assistant", context);
+  bool header_has_empty_block = false;
   std::string body;
   if (frames(context) && (context.is_last || !turn.reasoning.empty())) {
     if (mode_ == ThinkingMode::disabled && turn.reasoning.empty()) {
       // The generation prompt already wrote the empty block: it belongs to the header.
-      header.text(empty_think_block);
+      header_has_empty_block = true;
     } else {
       body = framed_reasoning(turn.reasoning);
     }
@@ -192,16 +215,20 @@ Renderer::RenderedMessage Qwen3Renderer::render_assistant(const Message& message
   }
   body += tool_calls_text(message.tool_calls, !turn.content.empty(), context.index);
   RenderedMessage rendered;
-  rendered.header = header.encode(tokenizer());
+  rendered.header = header_has_empty_block
+                        ? header_text("assistant", context).text(empty_think_block).encode(tokenizer())
+                        : header_ids("assistant", context);
   rendered.output.emplace_back(
       EncodedTextChunk(qwen::MarkedText().text(body).control("<|im_end|>").encode(tokenizer())));
   return rendered;
 }
 
 std::vector<TokenId> Qwen3Renderer::generation_header(std::string_view role, const RenderContext& context) const {
-  qwen::MarkedText header = header_text(role, context);
-  if (mode_ == ThinkingMode::disabled && role == "assistant") header.text(empty_think_block);
-  return header.encode(tokenizer());
+  const bool cached = std::find(header_roles.begin(), header_roles.end(), role) != header_roles.end();
+  if (mode_ == ThinkingMode::disabled && role == "assistant") {
+    return header_text(role, context).text(empty_think_block).encode(tokenizer());
+  }
+  return cached ? header_ids(role, context) : header_text(role, context).encode(tokenizer());
 }
 
 // With thinking disabled the prompt closes the think block, which tells the model not to reason:
