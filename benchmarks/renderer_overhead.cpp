@@ -44,12 +44,8 @@ struct Family {
 
 // Families whose real tokenizer.json the npm test data has.
 constexpr Family families[] = {
-    {"qwen3", "qwen3", true},
-    {"qwen3_instruct", "qwen3", true},
-    {"qwen3_vl", "qwen3", true},
-    {"llama3", "llama3", false},
-    {"deepseekv3", "deepseek_v3", true},
-    {"gpt_oss_medium_reasoning", "gptoss", true},
+    {"qwen3", "qwen3", true},    {"qwen3_instruct", "qwen3", true},   {"qwen3_vl", "qwen3", true},
+    {"llama3", "llama3", false}, {"deepseekv3", "deepseek_v3", true}, {"gpt_oss_medium_reasoning", "gptoss", true},
 };
 
 // Paragraphs of real prose and code: the licences every Debian machine has.

@@ -177,8 +177,7 @@ int run(int argc, char** argv) {
     client.api_key = tinker::Secret("tml-event-hook-sample-local");
     std::cout << "TINKER_API_KEY is not set: using tinker-local at " << client.base_url << " with injected faults\n";
   }
-  const std::string base_model =
-      flags.text("--base-model", local ? "tinker-local/tiny-lm" : "Qwen/Qwen3.5-4B");
+  const std::string base_model = flags.text("--base-model", local ? "tinker-local/tiny-lm" : "Qwen/Qwen3.5-4B");
 
   auto log = spdlog::stdout_color_mt("tinker");
   log->set_level(spdlog::level::info);

@@ -167,7 +167,8 @@ class ToolSpec {
   /// An empty declaration.
   ToolSpec() = default;
   /// Function `name_`, what it does, and its parameters as a JSON Schema object's text.
-  ToolSpec(std::string name_, std::string description_, std::string parameters_ = "{\"type\": \"object\", \"properties\": {}}")
+  ToolSpec(std::string name_, std::string description_,
+           std::string parameters_ = "{\"type\": \"object\", \"properties\": {}}")
       : name(std::move(name_)), description(std::move(description_)), parameters(std::move(parameters_)) {}
 
   std::string name;         ///< the function's name, as calls name it
