@@ -4,6 +4,7 @@
 
 #include "renderers/family_support.hpp"
 #include "renderers/images.hpp"
+#include "renderers/model_input_building.hpp"
 #include "renderers/parsing.hpp"
 
 #include <tinker/error.hpp>
@@ -104,47 +105,6 @@ std::string kimi_tool_calls_text(const std::vector<ToolCall>& calls) {
     text.append(kKimiCallBegin).append(id).append(kKimiArgumentBegin).append(calls[i].arguments).append(kKimiCallEnd);
   }
   return text.append(kKimiSectionEnd);
-}
-
-// Appends `tokens` to the last chunk when it is text, so a conversation is one chunk per run of
-// text rather than one per message part.
-void kimi_append_tokens(ModelInput& input, std::span<const TokenId> tokens) {
-  if (tokens.empty()) return;
-  if (!input.chunks.empty()) {
-    if (auto* text = std::get_if<EncodedTextChunk>(&input.chunks.back())) {
-      text->tokens.insert(text->tokens.end(), tokens.begin(), tokens.end());
-      return;
-    }
-  }
-  input.chunks.emplace_back(EncodedTextChunk(std::vector<TokenId>(tokens.begin(), tokens.end())));
-}
-
-void kimi_append_chunk(ModelInput& input, const ModelInputChunk& chunk) {
-  if (const auto* text = std::get_if<EncodedTextChunk>(&chunk)) {
-    kimi_append_tokens(input, text->tokens);
-  } else {
-    input.chunks.push_back(chunk);
-  }
-}
-
-// Whether `input` starts with `prompt`, image chunks compared whole. Both were assembled by
-// kimi_append_*, so their runs of text break at the same images.
-bool kimi_starts_with(const ModelInput& input, const ModelInput& prompt) {
-  if (prompt.chunks.size() > input.chunks.size()) return false;
-  for (std::size_t i = 0; i < prompt.chunks.size(); ++i) {
-    const auto* text = std::get_if<EncodedTextChunk>(&prompt.chunks[i]);
-    const auto* input_text = std::get_if<EncodedTextChunk>(&input.chunks[i]);
-    if (text == nullptr || input_text == nullptr) {
-      if (prompt.chunks[i] != input.chunks[i]) return false;
-      continue;
-    }
-    const bool last = i + 1 == prompt.chunks.size();
-    if (last ? text->tokens.size() > input_text->tokens.size() : text->tokens.size() != input_text->tokens.size()) {
-      return false;
-    }
-    if (!std::equal(text->tokens.begin(), text->tokens.end(), input_text->tokens.begin())) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -329,16 +289,16 @@ ModelInput KimiRenderer::prompt_of(const Conversation& conversation, std::size_t
   for (std::size_t i = 0; i < end; ++i) {
     const RenderedMessage rendered =
         render_at(conversation[i], conversation.context(i, end, turn_begin), conversation.caller_index(i));
-    kimi_append_tokens(prompt, rendered.header);
-    for (const ModelInputChunk& chunk : rendered.output) kimi_append_chunk(prompt, chunk);
+    append_tokens(prompt, rendered.header);
+    for (const ModelInputChunk& chunk : rendered.output) append_chunk(prompt, chunk);
   }
   RenderContext next = conversation.context(end, end, turn_begin);
   next.is_last = true;
   const Message opening{std::string(role), std::string()};
-  kimi_append_tokens(prompt, render_at(opening, next, end).header);
+  append_tokens(prompt, render_at(opening, next, end).header);
   // The family's prefill opens (or closes) the think block; the caller's text follows it.
   const std::string written = std::string(family_.generation_prefill) + std::string(prefill.value_or(""));
-  if (!written.empty()) kimi_append_tokens(prompt, encode(written));
+  if (!written.empty()) append_tokens(prompt, encode(written));
   return prompt;
 }
 
@@ -360,10 +320,10 @@ SupervisedExample KimiRenderer::do_build_supervised_example(std::span<const Mess
     const RenderContext context = conversation.context(i, conversation.size(), turn_begin);
     const RenderedMessage rendered = render_at(conversation[i], context, conversation.caller_index(i));
     const float output_weight = output_is_trained(conversation[i], context, train_on) ? 1.0f : 0.0f;
-    kimi_append_tokens(example.model_input, rendered.header);
+    append_tokens(example.model_input, rendered.header);
     example.weights.insert(example.weights.end(), rendered.header.size(), header_weight);
     for (const ModelInputChunk& chunk : rendered.output) {
-      kimi_append_chunk(example.model_input, chunk);
+      append_chunk(example.model_input, chunk);
       example.weights.insert(example.weights.end(), static_cast<std::size_t>(chunk_length(chunk)), output_weight);
     }
   }
@@ -383,7 +343,7 @@ SupervisedExample KimiRenderer::do_build_supervised_example(std::span<const Mess
   }
   if (!produced || *produced >= conversation.size() || conversation[*produced].role != "assistant") return example;
   const ModelInput prompt = prompt_of(conversation, *produced, "assistant", std::nullopt);
-  if (kimi_starts_with(example.model_input, prompt)) {
+  if (prefix_positions(prompt, example.model_input)) {
     std::fill_n(example.weights.begin(), prompt.length(), 0.0f);
   } else if (family_.disables_thinking()) {
     throw error(errc::invalid_argument,

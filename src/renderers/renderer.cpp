@@ -1,5 +1,7 @@
 // The Renderer base: validation of conversations, and the default assembly of a conversation
 // from its rendered messages that most families use unchanged.
+#include "renderers/model_input_building.hpp"
+
 #include <tinker/error.hpp>
 #include <tinker/renderers.hpp>
 #include <tinker/tokenizer.hpp>
@@ -10,6 +12,10 @@
 
 namespace tinker::renderers {
 namespace {
+
+using detail::append_chunk;
+using detail::append_tokens;
+using detail::prefix_positions;
 
 constexpr std::array<std::pair<TrainOn, const char*>, 7> train_on_names{{
     {TrainOn::last_assistant_message, "last_assistant_message"},
@@ -68,27 +74,6 @@ void check_supervised(std::span<const Message> messages, TrainOn train_on) {
   }
 }
 
-// Appends `tokens` to the last chunk when it is text, so a conversation is one chunk per run
-// of text rather than one per message part.
-void append_tokens(ModelInput& input, std::span<const TokenId> tokens) {
-  if (tokens.empty()) return;
-  if (!input.chunks.empty()) {
-    if (auto* text = std::get_if<EncodedTextChunk>(&input.chunks.back())) {
-      text->tokens.insert(text->tokens.end(), tokens.begin(), tokens.end());
-      return;
-    }
-  }
-  input.chunks.emplace_back(EncodedTextChunk(std::vector<TokenId>(tokens.begin(), tokens.end())));
-}
-
-void append_chunk(ModelInput& input, const ModelInputChunk& chunk) {
-  if (const auto* text = std::get_if<EncodedTextChunk>(&chunk)) {
-    append_tokens(input, text->tokens);
-  } else {
-    input.chunks.push_back(chunk);
-  }
-}
-
 // A model input and its weights, built side by side.
 class WeightedInput {
  public:
@@ -123,29 +108,6 @@ void truncate_chunks(std::vector<ModelInputChunk>& chunks, std::size_t max_lengt
     total -= static_cast<std::uint64_t>(chunk_length(chunks.back()));
     chunks.pop_back();
   }
-}
-
-// The number of positions `prefix` covers when it is a prefix of `full` (both built by
-// append_tokens, so runs of text are single chunks): every chunk equal except the last, which may
-// be the start of `full`'s text chunk at that place. Empty when it is not a prefix.
-std::optional<std::size_t> prefix_positions(const ModelInput& prefix, const ModelInput& full) {
-  if (prefix.chunks.size() > full.chunks.size()) return std::nullopt;
-  std::size_t positions = 0;
-  for (std::size_t i = 0; i < prefix.chunks.size(); ++i) {
-    const auto* prefix_text = std::get_if<EncodedTextChunk>(&prefix.chunks[i]);
-    const auto* full_text = std::get_if<EncodedTextChunk>(&full.chunks[i]);
-    const bool last = i + 1 == prefix.chunks.size();
-    if (last && prefix_text != nullptr && full_text != nullptr) {
-      const auto& head = prefix_text->tokens;
-      if (head.size() > full_text->tokens.size() || !std::equal(head.begin(), head.end(), full_text->tokens.begin())) {
-        return std::nullopt;
-      }
-    } else if (prefix.chunks[i] != full.chunks[i]) {
-      return std::nullopt;
-    }
-    positions += static_cast<std::size_t>(chunk_length(prefix.chunks[i]));
-  }
-  return positions;
 }
 
 std::optional<std::size_t> last_user_index(std::span<const Message> messages) {
