@@ -5,9 +5,9 @@
 // in OpenAI's shape with every object's keys sorted. K2's template writes them with
 // tojson(separators=(",", ":")); K2.5's and K2.6's write what the model repository's
 // tool_declaration_ts.py (vendored by the cookbook as kimi_k2_5_tool_declaration_ts.py) makes of
-// them, with Python's formatting of values (kimi_python.hpp).
+// them, with Python's formatting of values (python_format.hpp).
 #include "renderers/kimi_common.hpp"
-#include "renderers/kimi_python.hpp"
+#include "renderers/python_format.hpp"
 
 #include <tinker/error.hpp>
 
@@ -45,7 +45,7 @@ json::object kimi_function_object(const ToolSpec& tool, std::size_t index) {
   json::object function;
   function["description"] = tool.description;
   function["name"] = tool.name;
-  function["parameters"] = kimi_python::deep_sorted(parameters);
+  function["parameters"] = python::deep_sorted(parameters);
   return function;
 }
 
@@ -60,7 +60,7 @@ std::string kimi_json_tool_declarations(std::span<const ToolSpec> tools) {
     declared.push_back(std::move(tool));
   }
   std::string out;
-  kimi_python::append_json(out, declared, true);
+  python::append_json(out, declared, true);
   return out;
 }
 
@@ -153,7 +153,7 @@ class TsReader {
     result.kind = TsType::Kind::object;
     describe(result, object, path);
     if (object.empty()) return result;
-    if (const json::value* defs = object.if_contains("$defs"); defs && kimi_python::truthy(*defs)) {
+    if (const json::value* defs = object.if_contains("$defs"); defs && python::truthy(*defs)) {
       if (!defs->is_object()) fail(path + ".$defs", "not an object");
       for (const auto& [name, definition] : defs->get_object()) define(std::string(name), &definition);
     }
@@ -206,7 +206,7 @@ class TsReader {
 
   void describe(TsType& type, const json::object& object, const std::string& path) const {
     const json::value* description = object.if_contains("description");
-    if (description == nullptr || !kimi_python::truthy(*description)) return;
+    if (description == nullptr || !python::truthy(*description)) return;
     if (!description->is_string()) fail(path + ".description", "not a string");
     type.description = description->get_string();
   }
@@ -237,7 +237,7 @@ class TsReader {
     describe(result, object, path);
     constrain(result, object, {"minItems", "maxItems"});
     const json::value* items = object.if_contains("items");
-    result.members.push_back(items && kimi_python::truthy(*items) ? read(*items, path + ".items") : scalar("any"));
+    result.members.push_back(items && python::truthy(*items) ? read(*items, path + ".items") : scalar("any"));
     return result;
   }
 
@@ -255,7 +255,7 @@ class TsReader {
                         (type == "number" && (is_integer || value.is_double())) || (type == "integer" && is_integer) ||
                         (type == "boolean" && value.is_bool()) ||
                         (type != "string" && type != "number" && type != "integer" && type != "boolean");
-      if (!fits) fail(path + ".enum", "the value " + kimi_python::str(value) + " is not a " + type);
+      if (!fits) fail(path + ".enum", "the value " + python::str(value) + " is not a " + type);
       result.values.push_back(&value);
     }
     return result;
@@ -299,7 +299,7 @@ class TsReader {
       const auto found = std::find_if(std::begin(names), std::end(names), [&](const auto& name) {
         return type.is_string() && name.first == std::string_view(type.get_string());
       });
-      if (found == std::end(names)) fail(path + ".type", "unknown type " + kimi_python::str(type));
+      if (found == std::end(names)) fail(path + ".type", "unknown type " + python::str(type));
       result.union_names.emplace_back(found->second);
     }
     return result;
@@ -337,7 +337,7 @@ std::string ts_docstring(const TsType& type, const std::string& indent) {
   if (!type.description.empty()) out += ts_comment(type.description, indent) + "\n";
   if (!type.constraints.empty()) {
     std::vector<std::string> constraints;
-    for (const auto& [key, value] : type.constraints) constraints.push_back(key + ": " + kimi_python::str(*value));
+    for (const auto& [key, value] : type.constraints) constraints.push_back(key + ": " + python::str(*value));
     out += indent + "// " + ts_join(constraints, ", ") + "\n";
   }
   return out;
@@ -349,9 +349,9 @@ std::string ts_parameter(const TsParameter& parameter, const std::string& indent
     // repr() for numbers and booleans, json.dumps for the rest.
     std::string written;
     if (value->is_number() || value->is_bool()) {
-      kimi_python::append_repr(written, *value);
+      python::append_repr(written, *value);
     } else {
-      kimi_python::append_json(written, *value, false);
+      python::append_json(written, *value, false);
     }
     out += indent + "// Default: " + written + "\n";
   }
@@ -398,8 +398,7 @@ std::string ts_of(const TsType& type, const std::string& indent) {
     case TsType::Kind::enumeration: {
       std::vector<std::string> values;
       for (const json::value* value : type.values) {
-        values.push_back(value->is_string() ? "\"" + std::string(value->get_string()) + "\""
-                                            : kimi_python::str(*value));
+        values.push_back(value->is_string() ? "\"" + std::string(value->get_string()) + "\"" : python::str(*value));
       }
       return ts_join(values, " | ");
     }

@@ -4,6 +4,7 @@
 // str() of the value.
 #include "renderers/nemotron3_tools.hpp"
 
+#include "renderers/python_format.hpp"
 #include "renderers/qwen_common.hpp"
 
 #include <tinker/error.hpp>
@@ -29,59 +30,6 @@ namespace json = boost::json;
   throw error(errc::invalid_argument, path + ": " + std::string(what));
 }
 
-// Python's repr() of a string: single quotes unless the text holds one and no double quote.
-std::string python_repr_string(std::string_view text) {
-  const bool double_quoted = text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos;
-  const char quote = double_quoted ? '"' : '\'';
-  std::string out(1, quote);
-  for (const char c : text) {
-    if (c == quote || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      std::array<char, 8> escaped{};
-      std::snprintf(escaped.data(), escaped.size(), "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += escaped.data();
-    } else {
-      out += c;
-    }
-  }
-  return out + quote;
-}
-
-// Python's repr() of what json.loads gives for `value` (the str() of a list or dict).
-std::string python_repr(const json::value& value) {
-  if (value.is_string()) return python_repr_string(value.get_string());
-  if (value.is_array()) {
-    std::string out = "[";
-    for (const json::value& item : value.get_array()) {
-      if (out.size() > 1) out += ", ";
-      out += python_repr(item);
-    }
-    return out + "]";
-  }
-  if (value.is_object()) {
-    std::string out = "{";
-    for (const auto& member : value.get_object()) {
-      if (out.size() > 1) out += ", ";
-      out += python_repr_string(member.key()) + ": " + python_repr(member.value());
-    }
-    return out + "}";
-  }
-  return qwen::python_str(value);
-}
-
-// The template's `x | string` (Python's str()): a string as it is, containers as their repr.
-std::string python_str_of(const json::value& value) {
-  return value.is_array() || value.is_object() ? python_repr(value) : qwen::python_str(value);
-}
-
 // <key>value</key> for each member of `object` not in `handled`: containers as JSON, scalars as
 // str() (the template's render_extra_keys).
 void append_extra_keys(std::vector<std::string>& lines, const json::object& object,
@@ -101,10 +49,9 @@ void append_parameter(std::vector<std::string>& lines, std::string_view name, co
   const json::object& schema = fields.get_object();
   lines.push_back("<parameter>");
   lines.push_back("<name>" + std::string(name) + "</name>");
-  if (const json::value* type = schema.if_contains("type"))
-    lines.push_back("<type>" + python_str_of(*type) + "</type>");
+  if (const json::value* type = schema.if_contains("type")) lines.push_back("<type>" + python::str(*type) + "</type>");
   if (const json::value* description = schema.if_contains("description")) {
-    lines.push_back("<description>" + std::string(qwen::strip_python_whitespace(python_str_of(*description))) +
+    lines.push_back("<description>" + std::string(qwen::strip_python_whitespace(python::str(*description))) +
                     "</description>");
   }
   if (const json::value* values = schema.if_contains("enum")) {
@@ -153,16 +100,7 @@ std::string nemotron3_tools_text(std::span<const ToolSpec> tools) {
   for (std::size_t i = 0; i < tools.size(); ++i) {
     declarations += (i > 0 ? "\n" : "") + nemotron_tools::tool_declaration(tools[i], i);
   }
-  return "# Tools\n\nYou have access to the following functions:\n\n<tools>\n" + declarations +
-         "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format with NO suffix:\n\n"
-         "<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n</parameter>\n"
-         "<parameter=example_parameter_2>\nThis is the value for the second parameter\nthat can span\nmultiple "
-         "lines\n</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n- Function calls MUST follow "
-         "the specified format: an inner <function=...></function> block must be nested within "
-         "<tool_call></tool_call> XML tags\n- Required parameters MUST be specified\n- You may provide optional "
-         "reasoning for your function call in natural language BEFORE the function call, but NOT after\n- If "
-         "there is no function call available, answer the question like normal with your current knowledge and "
-         "do not tell the user about function calls\n</IMPORTANT>";
+  return qwen::xml_tools_block(declarations);
 }
 
 std::string nemotron3_tool_call_xml(const ToolCall& call, std::size_t message, std::size_t index) {

@@ -2,6 +2,7 @@
 #include "renderers/qwen_common.hpp"
 
 #include "renderers/parsing.hpp"
+#include "renderers/python_format.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/tokenizer.hpp>
@@ -97,48 +98,13 @@ void py_append_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
-// Python's repr of a float: the shortest digits that read back the same, fixed notation for
-// exponents in [-4, 16) (with ".0" when whole), else "d.ddde+XX".
-std::string py_float_repr(double value) {
-  std::array<char, 64> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::scientific);
-  const std::string scientific(buffer.data(), result.ptr);
-  const std::size_t e = scientific.find('e');
-  const bool negative = scientific.front() == '-';
-  std::string digits;
-  for (char c : std::string_view(scientific).substr(negative ? 1 : 0, e - (negative ? 1 : 0))) {
-    if (c != '.') digits += c;
-  }
-  const int exponent = std::stoi(scientific.substr(e + 1));
-  std::string out = negative ? "-" : "";
-  if (exponent >= -4 && exponent < 16) {
-    if (exponent < 0) {
-      out += "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-    } else {
-      const auto whole = static_cast<std::size_t>(exponent) + 1;
-      if (digits.size() <= whole) {
-        out += digits + std::string(whole - digits.size(), '0') + ".0";
-      } else {
-        out += digits.substr(0, whole) + "." + digits.substr(whole);
-      }
-    }
-    return out;
-  }
-  out += digits.substr(0, 1);
-  if (digits.size() > 1) out += "." + digits.substr(1);
-  std::array<char, 16> exponent_text{};
-  std::snprintf(exponent_text.data(), exponent_text.size(), "e%c%02d", exponent < 0 ? '-' : '+',
-                exponent < 0 ? -exponent : exponent);
-  return out + exponent_text.data();
-}
-
 void py_append_json(std::string& out, const json::value& value) {
   switch (value.kind()) {
     case json::kind::null: out += "null"; return;
     case json::kind::bool_: out += value.get_bool() ? "true" : "false"; return;
     case json::kind::int64: out += std::to_string(value.get_int64()); return;
     case json::kind::uint64: out += std::to_string(value.get_uint64()); return;
-    case json::kind::double_: out += py_float_repr(value.get_double()); return;
+    case json::kind::double_: out += python::float_repr(value.get_double()); return;
     case json::kind::string: py_append_string(out, value.get_string()); return;
     case json::kind::array: {
       out += '[';
@@ -301,14 +267,8 @@ std::string qwen3_tools_text(std::span<const ToolSpec> tools) {
          "<args-json-object>}\n</tool_call>";
 }
 
-std::string qwen3_5_tools_text(std::span<const ToolSpec> tools) {
-  if (tools.empty()) return {};
-  std::string lines;
-  for (std::size_t i = 0; i < tools.size(); ++i) {
-    if (i > 0) lines += '\n';
-    lines += py_tool_spec_json(tools[i], i);
-  }
-  return "# Tools\n\nYou have access to the following functions:\n\n<tools>\n" + lines +
+std::string xml_tools_block(std::string_view declarations) {
+  return "# Tools\n\nYou have access to the following functions:\n\n<tools>\n" + std::string(declarations) +
          "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format with NO suffix:\n\n"
          "<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n</parameter>\n"
          "<parameter=example_parameter_2>\nThis is the value for the second parameter\nthat can span\nmultiple "
@@ -318,6 +278,16 @@ std::string qwen3_5_tools_text(std::span<const ToolSpec> tools) {
          "reasoning for your function call in natural language BEFORE the function call, but NOT after\n- If "
          "there is no function call available, answer the question like normal with your current knowledge and "
          "do not tell the user about function calls\n</IMPORTANT>";
+}
+
+std::string qwen3_5_tools_text(std::span<const ToolSpec> tools) {
+  if (tools.empty()) return {};
+  std::string lines;
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    if (i > 0) lines += '\n';
+    lines += py_tool_spec_json(tools[i], i);
+  }
+  return xml_tools_block(lines);
 }
 
 std::variant<ToolCall, UnparsedToolCall> read_xml_tool_call(std::string_view raw_text) {

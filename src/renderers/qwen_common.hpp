@@ -41,6 +41,10 @@ std::string python_str(const boost::json::value& value);
 /// when they are not a JSON object's text.
 std::string qwen3_tools_text(std::span<const ToolSpec> tools);
 
+/// The tools block of the XML-calling formats (Qwen3.5/3.8 and Nemotron 3, which differ only in
+/// how each function is declared): `declarations` inside <tools>, then the fixed instructions.
+std::string xml_tools_block(std::string_view declarations);
+
 /// Qwen3.5's (and 3.6's, 3.8's) block: each tool as {"name", "description", "parameters"} inside
 /// <tools>, then the XML call format and its reminders. Empty for no tools. Throws as above.
 std::string qwen3_5_tools_text(std::span<const ToolSpec> tools);

@@ -1,6 +1,7 @@
-// Python's formatting of JSON values, as Kimi's tool declarations (kimi_tool_declarations.cpp)
-// write them: the model's tokenizer builds them in Python from the parsed tools, so json.dumps's
-// separators, repr() of floats ("1.0", "1e-05") and str() of None / True are part of the tokens.
+// Python's formatting of JSON values, as the families' tool declarations write them (Kimi's,
+// Nemotron's, Qwen's): the models' templates build them in Python from the parsed tools, so
+// json.dumps's separators, repr() of floats ("1.0", "1e-05") and str() of None / True are part of
+// the tokens.
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@ namespace boost::json {
 class value;
 }
 
-namespace tinker::renderers::detail::kimi_python {
+namespace tinker::renderers::detail::python {
 
 /// repr() of a float: the shortest digits that read back the same, in fixed notation when the
 /// decimal exponent is in [-4, 16) (an integral value keeps ".0"), else "1e-05", "1.5e+16".
@@ -32,4 +33,4 @@ bool truthy(const boost::json::value& value);
 /// sorts tools before declaring them.
 boost::json::value deep_sorted(const boost::json::value& value);
 
-}  // namespace tinker::renderers::detail::kimi_python
+}  // namespace tinker::renderers::detail::python

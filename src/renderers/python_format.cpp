@@ -1,5 +1,5 @@
-// Python's formatting of JSON values (renderers/kimi_python.hpp).
-#include "renderers/kimi_python.hpp"
+// Python's formatting of JSON values (renderers/python_format.hpp).
+#include "renderers/python_format.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tinker::renderers::detail::kimi_python {
+namespace tinker::renderers::detail::python {
 namespace {
 
 namespace json = boost::json;
@@ -228,4 +228,4 @@ json::value deep_sorted(const json::value& value) {
   return sorted;
 }
 
-}  // namespace tinker::renderers::detail::kimi_python
+}  // namespace tinker::renderers::detail::python
