@@ -31,7 +31,6 @@
 
 #include <algorithm>
 #include <array>
-#include <type_traits>
 #include <variant>
 
 namespace tinker::renderers::detail {
@@ -274,15 +273,7 @@ ParsedResponse Nemotron3Renderer::parse_response(std::span<const TokenId> tokens
       continue;
     }
     if (block.kind == BlockKind::tool_call) {
-      std::visit(
-          [&message](auto&& call) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(call)>, ToolCall>) {
-              message.tool_calls.push_back(std::move(call));
-            } else {
-              message.unparsed_tool_calls.push_back(std::move(call));
-            }
-          },
-          qwen::read_xml_tool_call(block.raw));
+      add_tool_call(message, qwen::read_xml_tool_call(block.raw));
       after_think_block = false;
       continue;
     }

@@ -239,6 +239,14 @@ std::vector<TextBlock> split_blocks(std::string_view text, std::span<const Block
   return blocks;
 }
 
+void add_tool_call(Message& message, std::variant<ToolCall, UnparsedToolCall> call) {
+  if (auto* read = std::get_if<ToolCall>(&call)) {
+    message.tool_calls.push_back(std::move(*read));
+  } else {
+    message.unparsed_tool_calls.push_back(std::get<UnparsedToolCall>(std::move(call)));
+  }
+}
+
 std::variant<ToolCall, UnparsedToolCall> read_tool_call_json(std::string_view json_text, std::string_view raw_text) {
   const std::string_view trimmed = trim_whitespace(json_text);
   auto unparsed = [raw_text](std::string why) { return UnparsedToolCall(std::string(raw_text), std::move(why)); };

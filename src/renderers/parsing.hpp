@@ -105,6 +105,10 @@ std::vector<TextBlock> split_blocks(std::string_view text, std::span<const Block
 /// reason) when it is not such an object. Never throws.
 std::variant<ToolCall, UnparsedToolCall> read_tool_call_json(std::string_view json_text, std::string_view raw_text);
 
+/// Appends what a reader gave to `message`: a ToolCall to `tool_calls`, an UnparsedToolCall to
+/// `unparsed_tool_calls`.
+void add_tool_call(Message& message, std::variant<ToolCall, UnparsedToolCall> call);
+
 /// Why `json_text` is not one JSON object (empty when it is), for families that write the name
 /// outside the JSON and only the arguments inside it. Never throws.
 std::optional<std::string> json_object_error(std::string_view json_text);

@@ -17,7 +17,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <system_error>
-#include <type_traits>
 #include <vector>
 
 namespace tinker::renderers::detail::qwen {
@@ -336,15 +335,7 @@ void read_response_text(std::string_view text, const ResponseFormat& format, Mes
       continue;
     }
     if (block.kind == BlockKind::tool_call) {
-      std::visit(
-          [&message](auto&& call) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(call)>, ToolCall>) {
-              message.tool_calls.push_back(std::move(call));
-            } else {
-              message.unparsed_tool_calls.push_back(std::move(call));
-            }
-          },
-          format.read_call(block.inner, block.raw));
+      add_tool_call(message, format.read_call(block.inner, block.raw));
       after_think_block = false;
       seen_call = true;
       continue;
