@@ -1,6 +1,8 @@
 // Python's formatting of JSON values (renderers/python_format.hpp).
 #include "renderers/python_format.hpp"
 
+#include "core/wire/json_writer.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -18,30 +20,9 @@ namespace {
 
 namespace json = boost::json;
 
-// json.dumps of a string with ensure_ascii=False: the JSON escapes, other characters as they are.
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escape[8];
-          std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
-          out += escape;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
+// json.dumps of a string with ensure_ascii=False is JSON's escaping and nothing more: the SDK's
+// one escaper.
+using wire::append_json_string;
 
 // repr() of a str: single quotes unless the text has one and no double quote; control
 // characters escaped (Python also escapes the other non-printable Unicode characters, which a
