@@ -7,7 +7,7 @@ include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TINKER_SDK_LAYERS losses sync renderers client hub tokenizer image text api http asio core)  # link order: users first
+set(TINKER_SDK_LAYERS losses sync renderers client hub tokenizer weights image text api http asio core)  # link order: users first
 set(_tinker_targets tinker tinker_headers tinker_local)
 foreach(layer IN LISTS TINKER_SDK_LAYERS)
   list(APPEND _tinker_targets tinker_${layer})

@@ -17,6 +17,9 @@ tinker_layer(api PATHS api USES http)
 tinker_layer(text PATHS text USES core)
 # Image files (header, decoding, PNG encoding) and the vision families' image token counts.
 tinker_layer(image PATHS image USES core)
+# Model weights on disk: safetensors and GGUF files, and turning a Tinker LoRA adapter into a PEFT
+# adapter, a merged Hugging Face model or a llama.cpp adapter (doc/export.md).
+tinker_layer(weights PATHS weights USES core)
 # Finding a model's tokenizer: name resolution, the file search, the Hub download, the cache.
 tinker_layer(tokenizer PATHS tokenizer USES text http)
 # Uploads to the Hugging Face Hub (repo creation, LFS, commits) for `tinker checkpoint push-hf`.
@@ -30,7 +33,7 @@ tinker_layer(sync PATHS sync USES client)
 # Ready-made custom losses for forward_backward_custom (with blocking forms over the facades).
 tinker_layer(losses PATHS losses USES sync)
 # tinker-local: shares types, codecs, tokenizers and the compiled Asio with the SDK, nothing else.
-tinker_layer(local PATHS programs/local USES core text asio image)
+tinker_layer(local PATHS programs/local USES core text asio image weights)
 # The `tinker` command line: the public API only.
 tinker_layer(cli PATHS programs/cli)
 # tinker-bench, the benchmark harness (doc/bench.md): the public API only, tinker-local through its public header.

@@ -59,6 +59,10 @@ enum class errc {
   // Client-side problems detected before anything is sent.
   invalid_argument = 50,       ///< a value the caller passed is not valid (field path in diagnostics)
   invalid_configuration = 51,  ///< an option or environment variable is not valid (names the variable)
+
+  // Local files (weights export, `doc/export.md`).
+  invalid_file = 60,  ///< a file's content is not what it claims (the message names the file and the item)
+  io_error = 61,      ///< reading or writing a local file failed (the message names the file and the reason)
 };
 
 /// Who caused an asynchronous request failure (`doc/protocol.md#errors`); lowercase on the wire.

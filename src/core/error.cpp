@@ -33,6 +33,8 @@ class TinkerErrorCategory final : public boost::system::error_category {
       case errc::request_failed: return "operation failed";
       case errc::invalid_argument: return "invalid argument";
       case errc::invalid_configuration: return "invalid configuration";
+      case errc::invalid_file: return "invalid file";
+      case errc::io_error: return "file input/output failed";
     }
     return "unknown tinker error " + std::to_string(value);
   }
