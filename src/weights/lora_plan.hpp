@@ -56,6 +56,17 @@ struct TensorLayout {
   std::vector<std::int64_t> shape;
 };
 
+/// How a quantized base stores one logical weight across several tensors (quantized.hpp decodes it).
+enum class QuantizedKind {
+  mxfp4,        ///< gpt-oss: "<name>_blocks" (U8, 4-bit E2M1 pairs) + "<name>_scales" (U8, E8M0 per 32 values)
+  packed_int4,  ///< compressed-tensors pack-quantized (Kimi K2/K2.5): weight_packed (I32), weight_scale, weight_shape
+};
+struct QuantizedWeight {
+  QuantizedKind kind = QuantizedKind::mxfp4;
+  std::vector<std::string> parts;  ///< the base tensors holding it, in the order the decoder takes them
+  TensorLayout logical;            ///< the weight as a float tensor: dtype it dequantizes to, shape
+};
+
 /// The base model as the planners see it: config.json's facts and every weight header.
 struct ModelLayout {
   std::filesystem::path directory;
@@ -65,6 +76,9 @@ struct ModelLayout {
   std::string quant_method;  ///< quantization_config.quant_method ("mxfp4", "compressed-tensors", "fp8"), or ""
   std::string quant_format;  ///< quantization_config.format ("pack-quantized"), or ""
   std::map<std::string, TensorLayout> tensors;
+  /// Logical weights stored quantized, by the name the planner targets ("...experts.gate_up_proj",
+  /// "...experts.3.down_proj.weight"): a merge target is in `tensors` or here.
+  std::map<std::string, QuantizedWeight> quantized;
 };
 
 /// Reads config.json and the safetensors headers of `directory` (no tensor data).
