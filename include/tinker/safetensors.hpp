@@ -127,7 +127,7 @@ class SafetensorsModel {
  public:
   /// Opens every shard (see SafetensorsFile::open). Throws errc::invalid_file when the index
   /// names a missing shard, maps a tensor to a shard that lacks it, or two shards hold the same
-  /// tensor; errc::io_error / not found when the directory has no safetensors file at all.
+  /// tensor; errc::invalid_argument when `dir` is not a directory or has no safetensors file.
   static SafetensorsModel open(const std::filesystem::path& dir);
 
   SafetensorsModel(SafetensorsModel&&) noexcept;
@@ -172,9 +172,10 @@ struct TensorDecl {
 class SafetensorsWriter {
  public:
   /// Declares the tensors (names unique; shapes non-negative) and `metadata` (`__metadata__`).
-  /// The header lists them in the given order, data laid out in the same order, aligned to 8
-  /// bytes. Throws errc::invalid_argument for a duplicate name, errc::io_error when the file
-  /// cannot be created.
+  /// The header lists them in the given order and their data follows in the same order with no
+  /// gap (the reference reader refuses gaps); the header is padded to 8 bytes, so the data starts
+  /// aligned and declaring wider dtypes first keeps every tensor aligned. Throws
+  /// errc::invalid_argument for a duplicate name, errc::io_error when the file cannot be created.
   SafetensorsWriter(std::filesystem::path path, std::vector<TensorDecl> tensors,
                     std::map<std::string, std::string> metadata = {});
   SafetensorsWriter(SafetensorsWriter&&) noexcept;

@@ -143,7 +143,9 @@ void to_f32(Dtype dtype, std::span<const std::byte> bytes, std::span<float> out)
   check_sizes(dtype, bytes.size(), out.size());
   const std::byte* in = bytes.data();
   switch (dtype) {
-    case Dtype::f32: std::memcpy(out.data(), in, bytes.size()); return;
+    case Dtype::f32:
+      if (!bytes.empty()) std::memcpy(out.data(), in, bytes.size());  // an empty span's data() may be null
+      return;
     case Dtype::bf16:
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(load_u16(in + 2 * i));
       return;
@@ -165,7 +167,9 @@ void from_f32(Dtype dtype, std::span<const float> values, std::span<std::byte> o
   check_sizes(dtype, out.size(), values.size());
   std::byte* dst = out.data();
   switch (dtype) {
-    case Dtype::f32: std::memcpy(dst, values.data(), out.size()); return;
+    case Dtype::f32:
+      if (!out.empty()) std::memcpy(dst, values.data(), out.size());  // an empty span's data() may be null
+      return;
     case Dtype::bf16:
       for (std::size_t i = 0; i < values.size(); ++i) store_u16(dst + 2 * i, float_to_bf16(values[i]));
       return;

@@ -364,6 +364,47 @@ def image_seeds():
     write("image_files", png_file(2, 2, 6, 16, lambda x, y: struct.pack(">HHHH", x * 60000, y * 60000, 1000, 65535)))
 
 
+def safetensors_file(header, data=b""):
+    """A safetensors file: 8-byte little-endian header length, the header JSON text, the data."""
+    if isinstance(header, str):
+        header = header.encode()
+    return struct.pack("<Q", len(header)) + header + data
+
+
+def safetensors_seeds():
+    def tensor(dtype, shape, begin, end):
+        return '{"dtype":"%s","shape":%s,"data_offsets":[%d,%d]}' % (dtype, str(list(shape)).replace(" ", ""), begin, end)
+
+    floats = struct.pack("<4f", 1.5, -2.0, 0.25, 3.0)
+    halves = struct.pack("<4H", 0x3c00, 0x7c00, 0x7e00, 0x0001)  # 1, inf, NaN, smallest subnormal
+    valid = [
+        ('{"__metadata__":{"format":"pt"},"a":%s,"b":%s}' % (tensor("F32", [2, 2], 0, 16), tensor("F16", [4], 16, 24)),
+         floats + halves),
+        ('{"w":%s,"s":%s}' % (tensor("BF16", [2, 2], 0, 8), tensor("F64", [], 8, 16)),
+         halves + struct.pack("<d", -0.5)),
+        ('{"e":%s,"i":%s}' % (tensor("F32", [0, 3], 0, 0), tensor("I32", [2], 0, 8)), struct.pack("<2i", 7, -7)),
+        ('{"q":%s,"scales":%s,"flag":%s}' % (tensor("U8", [2, 2], 0, 4), tensor("F8_E8M0", [2], 4, 6),
+                                           tensor("BOOL", [1], 6, 7)), bytes([1, 2, 3, 4, 127, 128, 1])),
+        ("{}", b""),
+    ]
+    for header, data in valid:
+        padded = header + " " * (-len(header) % 8)  # as the reference writer pads
+        write("safetensors", safetensors_file(padded, data))
+    broken = [
+        ('{"x":%s}' % tensor("U8", [10], 10, 20), b"d" * 16),  # past the data
+        ('{"a":%s,"b":%s}' % (tensor("F32", [2], 0, 8), tensor("F32", [2], 4, 12)), floats),  # overlap
+        ('{"x":%s}' % tensor("F32", [3], 0, 8), floats),  # length is not dtype x shape
+        ('{"x":%s}' % tensor("F32", [4294967296, 4294967296], 0, 0), b""),  # size overflow
+        ('{"x":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}}', b"\x11"),  # unknown dtype
+        ('{"__metadata__":{"step":3}}', b""),  # metadata value not a string
+        ('{"x":' + "[" * 40 + "]" * 40 + "}", b""),  # too deep
+    ]
+    for header, data in broken:
+        write("safetensors", safetensors_file(header, data))
+    write("safetensors", struct.pack("<Q", 123456789012) + b"{}")  # header length past the file
+    write("safetensors", b"\x02\x00\x00")  # shorter than the length prefix
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--golden-dir", default=str(ROOT / "build/fuzz/test/golden"))
@@ -385,6 +426,7 @@ def main():
     fault_rule_seeds()
     local_request_seeds(args.golden_dir)
     image_seeds()
+    safetensors_seeds()
 
 
 if __name__ == "__main__":

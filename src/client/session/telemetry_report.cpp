@@ -36,6 +36,8 @@ const char* errc_name(errc value) noexcept {
     case errc::request_failed: return "request_failed";
     case errc::invalid_argument: return "invalid_argument";
     case errc::invalid_configuration: return "invalid_configuration";
+    case errc::invalid_file: return "invalid_file";
+    case errc::io_error: return "io_error";
   }
   return "unknown";
 }
