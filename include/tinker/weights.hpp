@@ -102,6 +102,9 @@ struct GgufAdapterOptions {
   std::filesystem::path output_file;     ///< e.g. adapter.gguf; must not exist
   /// Element type of the LoRA tensors: "f32", "f16" (default) or "bf16".
   std::string out_type = "f16";
+  /// The base model's name for general.name ("<name> LoRA") and general.base_model.0.name
+  /// ("meta-llama/Llama-3.2-1B"); empty: config.json's "_name_or_path", else the directory's name.
+  std::string base_model_name;
   ProgressCallback progress;
 };
 /// Base + adapter -> a GGUF LoRA adapter for llama.cpp's `--lora` (the tensor names and metadata
