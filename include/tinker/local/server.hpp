@@ -54,6 +54,25 @@ class CatalogueEntry {
   int d_mlp = 64;                                           ///< hidden width of its MLP
   /// Takes image chunks (counted by Qwen-VL's rule, `doc/local.md#images`); other models refuse them.
   bool vision = false;
+  /// Empty: the frozen weights are seeded by `name`. Otherwise they are read from this Hugging
+  /// Face directory (the layout `export_model` writes, `doc/local.md#model-directories`); build
+  /// such an entry with `model_dir_entry`, which fills the other fields from its config.json.
+  std::filesystem::path model_dir;
+};
+
+/// A PEFT LoRA adapter directory served as a sampler checkpoint (`doc/local.md#model-directories`).
+class AdapterImport {
+ public:
+  /// An empty import.
+  AdapterImport() = default;
+  /// The adapter in `directory_` over `base_model_`, served as
+  /// `tinker://local-imports/sampler_weights/<name_>`.
+  AdapterImport(std::string name_, std::filesystem::path directory_, std::string base_model_)
+      : name(std::move(name_)), directory(std::move(directory_)), base_model(std::move(base_model_)) {}
+
+  std::string name;                 ///< the checkpoint name, [A-Za-z0-9._-]{1,128}
+  std::filesystem::path directory;  ///< adapter_model.safetensors + adapter_config.json
+  std::string base_model;           ///< a catalogue entry whose shapes the adapter fits
 };
 
 /// The default catalogue: "tinker-local/tiny-lm" plus stand-ins named like common real models
@@ -175,6 +194,10 @@ class ServerOptions {
   int worker_threads = 2;                                       ///< threads for the model computations
   std::vector<CatalogueEntry> catalogue = default_catalogue();  ///< the base models served
   ClientConfigFlags client_config;                              ///< what `client/config` announces
+  /// PEFT adapters loaded at start() as public sampler checkpoints of the run "local-imports"
+  /// (`--adapter`); start() throws tinker::error naming the file and tensor for one that does not
+  /// load or fit its base model.
+  std::vector<AdapterImport> adapters;
 
   std::chrono::milliseconds long_poll_hold{5000};  ///< retrieve_future holds a pending future this long
   bool try_again_as_408 = false;                   ///< answer a pending poll with 408 instead of try_again

@@ -67,6 +67,14 @@ class Backend {
                                 const model::SampleSettings& settings) = 0;
   /// The adapters in PEFT form, for checkpoint archives.
   virtual AdapterExport export_adapters(const ModelState& state) = 0;
+  /// A state holding an adapter read from files (model::LoraState::import_adapters). Throws
+  /// UserError naming the tensor when it does not fit `base`.
+  virtual std::unique_ptr<ModelState> import_adapter(const CatalogueEntry& base, int rank,
+                                                     const std::vector<model::NamedTensor>& tensors,
+                                                     double lora_alpha) = 0;
+  /// Reads and checks `base`'s weights now when they come from a model directory, so a bad one
+  /// fails the server's start rather than a later create_model. Throws tinker::error.
+  virtual void preload(const CatalogueEntry& base) { static_cast<void>(base); }
 };
 
 /// What the model needs of a tokenizer: its id (get_info), its vocabulary size (the model's

@@ -41,6 +41,8 @@ Engine::Impl::Impl(boost::asio::any_io_executor io_, const ServerOptions& option
   }
   std::filesystem::create_directories(data_dir / "checkpoints");
   store = engine_detail::CheckpointStore(data_dir / "checkpoints");
+  for (const CatalogueEntry& entry : options.catalogue) backend->preload(entry);
+  import_adapters();  // before the scan, which then indexes them like any checkpoint
   rescan_checkpoints();
   schedule_sweep();
 }

@@ -255,7 +255,10 @@ class Engine::Impl {
   std::variant<Failure, CheckpointMeta> resolve_loadable(const std::string& path, const std::string& user_id,
                                                          const std::optional<std::string>& access_token);
 
-  // --- checkpoints (checkpoints.cpp) ---
+  // --- checkpoints (checkpoints.cpp, imports.cpp) ---
+  /// Writes options.adapters as public sampler checkpoints of the run "local-imports" (imports.cpp).
+  /// Throws tinker::error naming the file and tensor of an adapter that does not load or fit.
+  void import_adapters();
   void rescan_checkpoints();
   CheckpointRecord* find_checkpoint(const std::string& tinker_path);
   const CheckpointRecord* find_checkpoint(const std::string& tinker_path) const;

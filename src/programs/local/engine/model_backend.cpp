@@ -1,5 +1,6 @@
 // The real backend: the tiny LoRA language model (src/programs/local/model) over the local tokenizers.
 #include "programs/local/engine/backend.hpp"
+#include "programs/local/model_dir/model_dir.hpp"
 #include "programs/local/tokenizer/tokenizer_store.hpp"
 
 #include <tinker/error.hpp>
@@ -92,6 +93,18 @@ class ModelBackend final : public Backend {
     return adapter;
   }
 
+  std::unique_ptr<ModelState> import_adapter(const CatalogueEntry& base, int rank,
+                                             const std::vector<model::NamedTensor>& tensors,
+                                             double lora_alpha) override {
+    auto weights = base_model(base);
+    model::LoraState state = model::LoraState::import_adapters(*weights, rank, tensors, lora_alpha);
+    return std::make_unique<LoraModelState>(std::move(weights), std::move(state));
+  }
+
+  void preload(const CatalogueEntry& base) override {
+    if (!base.model_dir.empty()) base_model(base);
+  }
+
  private:
   const TokenizerInfo& tokenizer_of(const CatalogueEntry& entry) const {
     const auto it = tokenizers_.find(entry.tokenizer);
@@ -101,11 +114,17 @@ class ModelBackend final : public Backend {
     return it->second;
   }
 
-  /// One immutable BaseModel per catalogue name, built on first use and shared by every model.
+  /// One immutable BaseModel per catalogue name, built (or read from its model directory) on first
+  /// use and shared by every model.
   std::shared_ptr<const model::BaseModel> base_model(const CatalogueEntry& entry) {
     std::lock_guard lock(mutex_);
     auto it = bases_.find(entry.name);
     if (it != bases_.end()) return it->second;
+    if (!entry.model_dir.empty()) {
+      auto base = hf_dir::load_base_model(entry, tokenizer_of(entry).vocab_size);
+      bases_.emplace(entry.name, base);
+      return base;
+    }
     model::Architecture arch;
     arch.vocab_size = tokenizer_of(entry).vocab_size;
     arch.d_model = entry.d_model;

@@ -144,6 +144,14 @@ class NullBackend final : public Backend {
     return response;
   }
 
+  /// The tensors are not kept (there are no weights); the state covers the rank only.
+  std::unique_ptr<ModelState> import_adapter(const CatalogueEntry&, int rank, const std::vector<model::NamedTensor>&,
+                                             double) override {
+    model::LoraSettings settings;
+    settings.rank = rank;
+    return std::make_unique<NullState>(settings);
+  }
+
   /// No tensors (there are no weights); the config names what a real adapter would cover.
   AdapterExport export_adapters(const ModelState& state) override {
     model::LoraSettings s = state.settings();
@@ -151,7 +159,7 @@ class NullBackend final : public Backend {
     adapter.lora_alpha = s.rank;
     if (s.train_attn) adapter.target_modules.insert(adapter.target_modules.end(), {"q_proj", "v_proj"});
     if (s.train_mlp) adapter.target_modules.insert(adapter.target_modules.end(), {"up_proj", "down_proj"});
-    if (s.train_unembed) adapter.target_modules.emplace_back("lm_head");
+    if (s.train_unembed) adapter.target_modules.emplace_back("unembed_tokens");
     return adapter;
   }
 

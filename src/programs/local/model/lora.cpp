@@ -3,15 +3,24 @@
 #include "programs/local/model/random.hpp"
 #include "programs/local/model/tiny_lm_internal.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tinker::local::model {
 namespace {
 
 // Largest rank accepted: far beyond the matrices' own ranks, it only bounds memory.
 constexpr int kMaxRank = 1024;
+
+std::string adapter_shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
+  return text + "]";
+}
 
 bool enabled(const LoraSettings& s, Target t) noexcept {
   switch (t) {
@@ -179,6 +188,97 @@ std::vector<NamedTensor> LoraState::export_adapters() const {
     tensors.push_back(std::move(b));
   }
   return tensors;
+}
+
+namespace {
+
+// The target whose module `module` names (Tinker's or PEFT's name), or nullopt.
+std::optional<Target> target_of_module(std::string_view module) {
+  for (Target t : kAllTargets) {
+    if (module == peft_module(t) || module == peft_alias(t)) return t;
+  }
+  return std::nullopt;
+}
+
+// One adapter matrix located: its target and whether it is B.
+struct AdapterSlot {
+  Target target = Target::query;
+  bool is_b = false;
+};
+
+AdapterSlot locate_adapter_tensor(const std::string& name) {
+  constexpr std::string_view a_suffix = ".lora_A.weight";
+  constexpr std::string_view b_suffix = ".lora_B.weight";
+  const std::string_view view = name;
+  const bool is_a = view.ends_with(a_suffix);
+  const bool is_b = view.ends_with(b_suffix);
+  std::optional<Target> target;
+  if (is_a || is_b) target = target_of_module(view.substr(0, view.size() - a_suffix.size()));
+  if (!target) {
+    throw UserError("tensor '" + name + "': not an adapter matrix of tinker-local's model (expected " +
+                    peft_module(Target::query) + ".lora_A.weight and the like for q_proj, v_proj, up_proj, " +
+                    "down_proj and unembed_tokens / lm_head)");
+  }
+  return AdapterSlot{*target, is_b};
+}
+
+bool present(const std::vector<AdapterSlot>& slots, Target t) {
+  return std::any_of(slots.begin(), slots.end(), [t](const AdapterSlot& s) { return s.target == t; });
+}
+
+// Which parts the tensors hold; a part must have both of its matrices.
+LoraSettings settings_of(const std::vector<AdapterSlot>& slots, int rank) {
+  LoraSettings settings;
+  settings.rank = rank;
+  settings.train_attn = present(slots, Target::query) || present(slots, Target::value);
+  settings.train_mlp = present(slots, Target::mlp_up) || present(slots, Target::mlp_down);
+  settings.train_unembed = present(slots, Target::unembed);
+  if (!settings.train_attn && !settings.train_mlp && !settings.train_unembed) {
+    throw UserError("the adapter has no tensors");
+  }
+  return settings;
+}
+
+}  // namespace
+
+LoraState LoraState::import_adapters(const BaseModel& base, int rank, const std::vector<NamedTensor>& tensors,
+                                     double lora_alpha) {
+  if (!(lora_alpha > 0.0) || !std::isfinite(lora_alpha)) {
+    throw UserError("lora_alpha: must be a positive number, got " + std::to_string(lora_alpha));
+  }
+  std::vector<AdapterSlot> slots;
+  for (const NamedTensor& tensor : tensors) slots.push_back(locate_adapter_tensor(tensor.name));
+  LoraState state(base, settings_of(slots, rank));
+  Impl& impl = *state.impl_;
+  // delta W = (lora_alpha / r) B A = (kLoraAlpha / r) B' A with B' = (lora_alpha / kLoraAlpha) B.
+  const double b_factor = lora_alpha / kLoraAlpha;
+  std::vector<bool> filled(2 * kAllTargets.size(), false);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const NamedTensor& tensor = tensors[i];
+    const LoraPart& part = *impl.find(slots[i].target);
+    const std::size_t slot = 2 * index_of(part.target) + (slots[i].is_b ? 1 : 0);
+    if (filled[slot]) throw UserError("tensor '" + tensor.name + "': the same matrix is given twice");
+    filled[slot] = true;
+    const std::vector<std::int64_t> shape =
+        slots[i].is_b ? std::vector<std::int64_t>{part.out, rank} : std::vector<std::int64_t>{rank, part.in};
+    if (tensor.shape != shape || tensor.values.size() != static_cast<std::size_t>(shape[0] * shape[1])) {
+      throw UserError("tensor '" + tensor.name + "': shape " + adapter_shape_text(tensor.shape) + ", expected " +
+                      adapter_shape_text(shape) + " (rank " + std::to_string(rank) + ")");
+    }
+    float* out = impl.params.data() + (slots[i].is_b ? part.b_offset : part.a_offset);
+    for (float value : tensor.values) {
+      if (!std::isfinite(value)) throw UserError("tensor '" + tensor.name + "': holds a value that is not finite");
+      *out++ = slots[i].is_b ? static_cast<float>(value * b_factor) : value;
+    }
+  }
+  for (const LoraPart& part : impl.parts) {
+    for (int is_b = 0; is_b < 2; ++is_b) {
+      if (filled[2 * index_of(part.target) + static_cast<std::size_t>(is_b)]) continue;
+      throw UserError(std::string("tensor '") + peft_module(part.target) + (is_b != 0 ? ".lora_B" : ".lora_A") +
+                      ".weight' is missing (its module's other matrices are present)");
+    }
+  }
+  return state;
 }
 
 }  // namespace tinker::local::model

@@ -45,16 +45,44 @@ struct Architecture {
   bool vision = false;
 };
 
+/// A named float tensor, row-major: a frozen weight of the base model or an adapter matrix, named as
+/// Hugging Face (model.safetensors) or PEFT (adapter_model.safetensors) name it.
+struct NamedTensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::vector<float> values;
+};
+
+/// The name and shape of one frozen weight.
+struct WeightSpec {
+  std::string name;
+  std::vector<std::int64_t> shape;
+};
+
 class BaseModel {
  public:
-  /// Deterministic: the same name and architecture give bit-identical weights on every run.
+  /// Deterministic: the same name and architecture give bit-identical weights on every run. The
+  /// weights are float32 values (held in doubles), so an f32 export holds them exactly.
   BaseModel(std::string name, Architecture arch);
+  /// A model with the given weights, named as `weight_specs(arch)` lists them (any order; each
+  /// exactly once, with its shape). Throws std::invalid_argument naming the tensor otherwise
+  /// (loaders check files against weight_specs first, to name the file too).
+  BaseModel(std::string name, Architecture arch, const std::vector<NamedTensor>& weights);
   ~BaseModel();
   BaseModel(const BaseModel&) = delete;
   BaseModel& operator=(const BaseModel&) = delete;
 
   const std::string& name() const noexcept;
   const Architecture& arch() const noexcept;
+
+  /// Every frozen weight of a model of `arch`, with the Hugging Face name a checkpoint of this
+  /// shape has and its shape in PyTorch's orientation (a Linear weight is [out, in]):
+  /// model.embed_tokens.weight [V, d], model.layers.0.self_attn.{q,k,v,o}_proj.weight [d, d],
+  /// model.layers.0.mlp.up_proj.weight [m, d], model.layers.0.mlp.down_proj.weight [d, m],
+  /// lm_head.weight [V, d], and for vision models model.image_projection.weight [d, 6].
+  static std::vector<WeightSpec> weight_specs(const Architecture& arch);
+  /// The weights, in weight_specs order (float32, exact).
+  std::vector<NamedTensor> export_weights() const;
 
   class Weights;
   const Weights& weights() const noexcept;
@@ -71,13 +99,6 @@ struct LoraSettings {
   bool train_mlp = true;
   bool train_attn = true;
   bool train_unembed = true;
-};
-
-/// A named float tensor (for safetensors export of an adapter).
-struct NamedTensor {
-  std::string name;
-  std::vector<std::int64_t> shape;
-  std::vector<float> values;
 };
 
 /// LoRA adapters of one model, their accumulated gradients and the Adam moments.
@@ -103,16 +124,27 @@ class LoraState {
   /// saved; a loaded state starts with none.
   static LoraState deserialize(const BaseModel& base, std::string_view bytes, bool load_optimizer);
 
-  /// The adapters in PEFT naming, for the checkpoint archive's adapter_model.safetensors:
+  /// The adapters as Tinker names them in a checkpoint archive's adapter_model.safetensors:
   /// "<module>.lora_A.weight" [rank, in] and "<module>.lora_B.weight" [out, rank] per adapted
   /// matrix, modules base_model.model.model.layers.0.self_attn.{q,v}_proj (train_attn),
-  /// base_model.model.model.layers.0.mlp.{up,down}_proj (train_mlp), base_model.model.lm_head
-  /// (train_unembed). The update is delta W = (lora_alpha() / rank) * B A.
+  /// base_model.model.model.layers.0.mlp.{up,down}_proj (train_mlp) and
+  /// base_model.model.model.unembed_tokens (train_unembed; PEFT and Hugging Face call it lm_head).
+  /// The update is delta W = (lora_alpha() / rank) * B A.
   std::vector<NamedTensor> export_adapters() const;
   /// PEFT `lora_alpha` for adapter_config.json (the scale is lora_alpha / rank).
   double lora_alpha() const noexcept;
-  /// PEFT `target_modules` for adapter_config.json, e.g. {"q_proj", "v_proj", "lm_head"}.
+  /// `target_modules` for adapter_config.json, e.g. {"q_proj", "v_proj", "unembed_tokens"}.
   std::vector<std::string> target_modules() const;
+
+  /// An adapter of rank `rank` from its matrices, named as export_adapters names them or as a PEFT
+  /// adapter does (the unembedding as base_model.model.lm_head), whose update is
+  /// (lora_alpha / rank) B A. The modules present decide the parts (train_attn: q_proj and v_proj,
+  /// train_mlp: up_proj and down_proj, train_unembed), each with both matrices. B is stored rescaled
+  /// to this model's own alpha, so delta W is the adapter's (exactly when lora_alpha equals
+  /// lora_alpha()). Throws UserError naming the tensor for an unknown, duplicate, misshapen or
+  /// non-finite one, a half-present part, or no tensors at all.
+  static LoraState import_adapters(const BaseModel& base, int rank, const std::vector<NamedTensor>& tensors,
+                                   double lora_alpha);
 
   class Impl;
   Impl& impl() noexcept { return *impl_; }

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tinker::local::model {
@@ -53,14 +54,20 @@ constexpr std::size_t index_of(Target t) noexcept {
   return static_cast<std::size_t>(t);
 }
 
-/// PEFT module path of a target (without ".lora_A.weight").
+/// Module path of a target in Tinker's adapter names (without ".lora_A.weight").
 const char* peft_module(Target t) noexcept;
-/// The short module name PEFT lists in target_modules ("q_proj", "lm_head", ...).
+/// The short module name listed in target_modules ("q_proj", "unembed_tokens", ...).
 const char* peft_short_name(Target t) noexcept;
+/// The name PEFT adapters give the target's module where Tinker's differs (the unembedding:
+/// "base_model.model.lm_head"), else peft_module(t).
+const char* peft_alias(Target t) noexcept;
 
 class BaseModel::Weights {
  public:
+  /// Drawn from `seed`, each value rounded to float32.
   Weights(const Architecture& arch, std::uint64_t seed);
+  /// From tensors named as BaseModel::weight_specs(arch) lists them; throws std::invalid_argument.
+  Weights(const Architecture& arch, const std::vector<NamedTensor>& tensors);
 
   Matrix embed;             // [V, d]
   Matrix wq;                // [d, d]
@@ -73,6 +80,9 @@ class BaseModel::Weights {
   Matrix image_projection;  // G [d, kImageFeatures]; vision models only (else 0x0), frozen
 
   const Matrix& target(Target t) const noexcept;
+  /// The matrix called `name` in BaseModel::weight_specs, or nullptr.
+  Matrix* named(std::string_view name) noexcept;
+  const Matrix* named(std::string_view name) const noexcept { return const_cast<Weights*>(this)->named(name); }
 };
 
 /// Where one adapted matrix's A [rank, in] and B [out, rank] live in the flat parameter vector.

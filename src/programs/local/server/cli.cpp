@@ -2,6 +2,9 @@
 
 #include "programs/local/server/faults.hpp"
 
+#include <tinker/error.hpp>
+#include <tinker/local/model_dir.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <charconv>
@@ -235,8 +238,79 @@ void add_fault_options(CLI::App& app, ServerOptions& options) {
       ->default_str(std::to_string(defaults.fault_seed));
 }
 
+// "NAME=VALUE" split at the first '='; nullopt unless both parts are non-empty.
+std::optional<std::pair<std::string, std::string>> name_and_value(const std::string& spec) {
+  const std::size_t equals = spec.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == spec.size()) return std::nullopt;
+  return std::pair(spec.substr(0, equals), spec.substr(equals + 1));
+}
+
+// "NAME=DIR:BASE_MODEL" (split at the last ':', base model names have none) as an import.
+std::optional<AdapterImport> adapter_import_of(const std::string& spec) {
+  const auto parts = name_and_value(spec);
+  if (!parts) return std::nullopt;
+  const std::size_t colon = parts->second.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == parts->second.size()) return std::nullopt;
+  return AdapterImport(parts->first, parts->second.substr(0, colon), parts->second.substr(colon + 1));
+}
+
+CLI::Validator spec_check(bool adapter) {
+  return CLI::Validator(
+      [adapter](std::string& spec) -> std::string {
+        if (adapter ? adapter_import_of(spec).has_value() : name_and_value(spec).has_value()) return {};
+        return "expected " + std::string(adapter ? "NAME=DIR:BASE_MODEL" : "NAME=DIR") + ", got \"" + spec + "\"";
+      },
+      "");
+}
+
+// --model-dir and --adapter; the directories named by --model-dir are read after parsing.
+void add_model_options(CLI::App& app, ServerOptions& options, std::vector<std::string>& model_dirs) {
+  app.add_option("--model-dir", model_dirs,
+                 "serve the Hugging Face directory DIR (written by export-model, or a merge of one)\n"
+                 "as base model NAME (repeatable)")
+      ->check(spec_check(false))
+      ->type_name("<NAME=DIR>")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  app.add_option_function<std::vector<std::string>>(
+         "--adapter",
+         [&options](const std::vector<std::string>& specs) {
+           for (const std::string& spec : specs) options.adapters.push_back(*adapter_import_of(spec));
+         },
+         "serve the PEFT adapter in DIR over BASE_MODEL as the sampler checkpoint\n"
+         "tinker://local-imports/sampler_weights/NAME (repeatable)")
+      ->check(spec_check(true))
+      ->type_name("<NAME=DIR:BASE_MODEL>")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+}
+
+CLI::App* add_export_model_command(CLI::App& app, ExportModelCommand& command) {
+  CLI::App* sub = app.add_subcommand(
+      "export-model", "write base model MODEL as a Hugging Face directory (config.json, model.safetensors, tokenizer)");
+  sub->fallthrough();  // --hf-hub-cache and --model-dir may follow the subcommand
+  // Checked after parsing rather than marked required, so that `export-model --help` prints help.
+  sub->add_option("model", command.model, "a base model of the catalogue, e.g. tinker-local/tiny-lm (required)")
+      ->type_name("<MODEL>");
+  sub->add_option("-o,--output", command.output_dir, "the directory to create, which must not exist (required)")
+      ->type_name("<DIR>");
+  sub->add_option_function<std::string>(
+         "--dtype",
+         [&command](const std::string& name) {
+           command.dtype = name == "bf16"  ? safetensors::Dtype::bf16
+                           : name == "f16" ? safetensors::Dtype::f16
+                                           : safetensors::Dtype::f32;
+         },
+         "weights dtype: f32 (exact), bf16 or f16 (rounded to nearest even)")
+      ->check(CLI::IsMember({"f32", "bf16", "f16"}))
+      ->type_name("<dtype>")
+      ->default_str("f32");
+  return sub;
+}
+
 // Every option of tinker-local, bound to `command`; parsing and --help both use it.
-void describe_command_line(CLI::App& app, CommandLine& command) {
+CLI::App* describe_command_line(CLI::App& app, CommandLine& command, std::vector<std::string>& model_dirs,
+                                ExportModelCommand& export_command) {
   app.set_help_flag();  // --help sets CommandLine::help (main prints usage_text()) instead of throwing
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
   app.get_formatter()->column_width(32);
@@ -247,29 +321,58 @@ void describe_command_line(CLI::App& app, CommandLine& command) {
   add_engine_options(app, options);
   add_limit_options(app, options);
   add_fault_options(app, options);
+  add_model_options(app, options, model_dirs);
   add_flag_without_value(app, "-h,--help", command.help, "this text");
   add_flag_without_value(app, "--version", command.version, "versions of tinker-local and of the protocol it speaks");
   app.footer(kFaultSpecHelp);
+  return add_export_model_command(app, export_command);
+}
+
+// Appends a catalogue entry per --model-dir, reading each directory's config.json.
+void add_model_dirs(const std::vector<std::string>& specs, ServerOptions& options) {
+  for (const std::string& spec : specs) {
+    auto [name, dir] = *name_and_value(spec);
+    for (const CatalogueEntry& entry : options.catalogue) {
+      if (entry.name == name) throw CommandLineError("--model-dir " + spec + ": the catalogue already has " + name);
+    }
+    try {
+      options.catalogue.push_back(model_dir_entry(name, dir));
+    } catch (const tinker::error& e) {
+      throw CommandLineError("--model-dir " + spec + ": " + (e.diag().message.empty() ? e.what() : e.diag().message));
+    }
+  }
 }
 
 }  // namespace
 
 std::string usage_text() {
   CommandLine described;  // what --help lists is bound somewhere; nothing is parsed into it
+  std::vector<std::string> model_dirs;
+  ExportModelCommand export_command;
   CLI::App app(kCommandLineDescription, "tinker-local");
-  describe_command_line(app, described);
-  return app.help();
+  CLI::App* export_model = describe_command_line(app, described, model_dirs, export_command);
+  return app.help() + "\n" + export_model->help();
 }
 
 CommandLine parse_command_line(const std::vector<std::string_view>& args) {
   CommandLine command;
+  std::vector<std::string> model_dirs;
+  ExportModelCommand export_command;
   CLI::App app(kCommandLineDescription, "tinker-local");
-  describe_command_line(app, command);
+  CLI::App* export_model = describe_command_line(app, command, model_dirs, export_command);
   std::vector<std::string> last_first(args.rbegin(), args.rend());  // CLI11 takes the arguments last first
   try {
     app.parse(last_first);
   } catch (const CLI::ParseError& e) {
     throw CommandLineError(e.what());
+  }
+  if (command.help || command.version) return command;
+  add_model_dirs(model_dirs, command.options);
+  if (export_model->parsed()) {
+    if (export_command.model.empty() || export_command.output_dir.empty()) {
+      throw CommandLineError("export-model: MODEL and -o DIR are required");
+    }
+    command.export_model = std::move(export_command);
   }
   return command;
 }

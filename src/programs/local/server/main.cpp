@@ -2,7 +2,9 @@
 #include "programs/local/server/cli.hpp"
 
 #include <tinker/error.hpp>
+#include <tinker/local/model_dir.hpp>
 #include <tinker/local/server.hpp>
+#include <tinker/safetensors.hpp>
 #include <tinker/version.hpp>
 
 #include <cstdio>
@@ -28,6 +30,18 @@ int main(int argc, char** argv) {
   if (command.version) {
     std::cout << "tinker-local " << tinker::sdk_version << " (Tinker protocol of Python SDK "
               << tinker::protocol_version << ")\n";
+    return 0;
+  }
+  if (command.export_model) {
+    const auto& job = *command.export_model;
+    try {
+      tinker::local::export_model(command.options, job.model, job.output_dir, job.dtype);
+    } catch (const std::exception& e) {
+      std::cerr << "tinker-local: " << e.what() << "\n";
+      return 1;
+    }
+    std::cout << "wrote " << job.model << " to " << job.output_dir.string() << " ("
+              << tinker::safetensors::to_string(job.dtype) << ")\n";
     return 0;
   }
   try {

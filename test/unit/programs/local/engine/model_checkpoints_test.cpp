@@ -88,7 +88,7 @@ TEST_F(ModelCheckpointsTest, ArchiveHoldsTheAdapterTensors) {
   ASSERT_LE(8 + header_length, safetensors.size());
   auto header = boost::json::parse(safetensors.substr(8, header_length)).as_object();
   EXPECT_TRUE(header.contains("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight")) << header;
-  EXPECT_TRUE(header.contains("base_model.model.lm_head.lora_B.weight")) << header;
+  EXPECT_TRUE(header.contains("base_model.model.model.unembed_tokens.lora_B.weight")) << header;
   for (const auto& module : config["target_modules"].as_array()) {
     bool found = false;
     for (const auto& [name, tensor] : header) {

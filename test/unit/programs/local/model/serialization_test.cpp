@@ -141,8 +141,8 @@ TEST_F(TinyLmSerialization, ExportUsesPeftNamesAndShapes) {
       {"base_model.model.model.layers.0.mlp.up_proj.lora_B.weight", {m, r}},
       {"base_model.model.model.layers.0.mlp.down_proj.lora_A.weight", {r, m}},
       {"base_model.model.model.layers.0.mlp.down_proj.lora_B.weight", {d, r}},
-      {"base_model.model.lm_head.lora_A.weight", {r, d}},
-      {"base_model.model.lm_head.lora_B.weight", {kSerializationVocab, r}},
+      {"base_model.model.model.unembed_tokens.lora_A.weight", {r, d}},
+      {"base_model.model.model.unembed_tokens.lora_B.weight", {kSerializationVocab, r}},
   };
   std::size_t total = 0;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
@@ -154,7 +154,8 @@ TEST_F(TinyLmSerialization, ExportUsesPeftNamesAndShapes) {
   EXPECT_EQ(total, lora.parameter_count());
   // The exported values are the adapters themselves (B trained away from zero).
   EXPECT_THAT(tensors[9].values, ::testing::Contains(::testing::Ne(0.0f)));
-  EXPECT_EQ(lora.target_modules(), (std::vector<std::string>{"q_proj", "v_proj", "up_proj", "down_proj", "lm_head"}));
+  EXPECT_EQ(lora.target_modules(),
+            (std::vector<std::string>{"q_proj", "v_proj", "up_proj", "down_proj", "unembed_tokens"}));
   EXPECT_GT(lora.lora_alpha(), 0.0);
 }
 

@@ -177,5 +177,42 @@ TEST(CommandLineTest, ErrorsNameTheFlag) {
   EXPECT_NE(error_of({"--api-key", ""}).find("--api-key"), std::string::npos);
 }
 
+TEST(CommandLineTest, AdaptersAreCollected) {
+  const CommandLine command =
+      parse({"--adapter", "tuned=/tmp/a:b/peft:tinker-local/tiny-lm", "--adapter=other=rel:Qwen/Qwen3-8B"});
+  ASSERT_EQ(command.options.adapters.size(), 2u);
+  EXPECT_EQ(command.options.adapters[0].name, "tuned");
+  EXPECT_EQ(command.options.adapters[0].directory, "/tmp/a:b/peft");  // split at the last ':'
+  EXPECT_EQ(command.options.adapters[0].base_model, "tinker-local/tiny-lm");
+  EXPECT_EQ(command.options.adapters[1].name, "other");
+  EXPECT_EQ(command.options.adapters[1].directory, "rel");
+  EXPECT_EQ(command.options.adapters[1].base_model, "Qwen/Qwen3-8B");
+  for (const char* bad : {"tuned", "=dir:base", "tuned=dir", "tuned=dir:", "tuned=:base"}) {
+    EXPECT_NE(error_of({"--adapter", bad}).find("--adapter"), std::string::npos) << bad;
+  }
+}
+
+TEST(CommandLineTest, ModelDirNamesTheDirectoryItCannotRead) {
+  const std::string message = error_of({"--model-dir", "local/m=/nonexistent/model-dir"});
+  EXPECT_NE(message.find("--model-dir local/m=/nonexistent/model-dir"), std::string::npos) << message;
+  EXPECT_NE(message.find("/nonexistent/model-dir/config.json"), std::string::npos) << message;
+  EXPECT_NE(error_of({"--model-dir", "no-equals-sign"}).find("NAME=DIR"), std::string::npos);
+}
+
+TEST(CommandLineTest, ExportModelSubcommand) {
+  const CommandLine command = parse(
+      {"export-model", "tinker-local/tiny-lm", "-o", "/tmp/out", "--dtype", "bf16", "--hf-hub-cache", "/tmp/hub"});
+  ASSERT_TRUE(command.export_model.has_value());
+  EXPECT_EQ(command.export_model->model, "tinker-local/tiny-lm");
+  EXPECT_EQ(command.export_model->output_dir, "/tmp/out");
+  EXPECT_EQ(command.export_model->dtype, safetensors::Dtype::bf16);
+  EXPECT_EQ(command.options.hf_hub_cache, "/tmp/hub");  // a server option after the subcommand
+  EXPECT_EQ(parse({"export-model", "m", "--output=/tmp/o"}).export_model->dtype, safetensors::Dtype::f32);
+  EXPECT_FALSE(parse({}).export_model.has_value());
+  EXPECT_NE(error_of({"export-model", "m"}).find("-o DIR"), std::string::npos);
+  EXPECT_NE(error_of({"export-model", "m", "-o", "x", "--dtype", "f64"}).find("--dtype"), std::string::npos);
+  EXPECT_NE(usage_text().find("export-model"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tinker::local::front
