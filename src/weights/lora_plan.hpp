@@ -65,6 +65,10 @@ struct QuantizedWeight {
   QuantizedKind kind = QuantizedKind::mxfp4;
   std::vector<std::string> parts;  ///< the base tensors holding it, in the order the decoder takes them
   TensorLayout logical;            ///< the weight as a float tensor: dtype it dequantizes to, shape
+  std::int64_t group_size = 32;    ///< values sharing one scale (MXFP4: 32; packed INT4: quantization_config's)
+  /// Non-empty when the weight can be named (and planned) but not decoded, with the reason
+  /// (asymmetric or non-4-bit pack-quantized); dequantize and encode then throw it.
+  std::string unsupported;
 };
 
 /// The base model as the planners see it: config.json's facts and every weight header.
