@@ -22,7 +22,8 @@ tinker_layer(image PATHS image USES core)
 tinker_layer(weights PATHS weights USES core)
 # Finding a model's tokenizer: name resolution, the file search, the Hub download, the cache.
 tinker_layer(tokenizer PATHS tokenizer USES text http)
-# Uploads to the Hugging Face Hub (repo creation, LFS, commits) for `tinker checkpoint push-hf`.
+# The Hugging Face Hub's API: uploads (repo creation, LFS, commits) for `tinker checkpoint push-hf`,
+# and model repo snapshots into the hub cache for `tinker checkpoint export --base`.
 tinker_layer(hub PATHS hub USES tokenizer)
 # ServiceClient, TrainingClient, SamplingClient, RestClient, Future<T> (one folder per subsystem).
 tinker_layer(client PATHS client USES api tokenizer)

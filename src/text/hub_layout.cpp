@@ -95,12 +95,16 @@ fs::path HubRepoWriter::link_snapshot_file(std::string_view commit, std::string_
                                            std::string_view etag) const {
   if (auto problem = path_component_problem(commit); !problem.empty()) fail(folder_, "the commit " + problem);
   if (auto problem = path_component_problem(etag); !problem.empty()) fail(folder_, "the ETag " + problem);
-  const fs::path snapshot = folder_ / "snapshots" / std::string(commit);
-  make_directories(snapshot);
-  const fs::path link = snapshot / std::string(file_name);
-  const fs::path temporary = snapshot / (".tmp-" + unique_suffix() + ".link");
+  const fs::path link = folder_ / "snapshots" / std::string(commit) / std::string(file_name);
+  make_directories(link.parent_path());
+  // A file in a folder of the repo ("original/params.json") is one more level away from blobs/.
+  fs::path target = fs::path("..") / "..";
+  for (const char c : file_name) {
+    if (c == '/') target /= "..";
+  }
+  const fs::path temporary = link.parent_path() / (".tmp-" + unique_suffix() + ".link");
   std::error_code ec;
-  fs::create_symlink(fs::path("..") / ".." / "blobs" / std::string(etag), temporary, ec);
+  fs::create_symlink(target / "blobs" / std::string(etag), temporary, ec);
   if (ec) fail(temporary, "cannot create the link: " + ec.message());
   rename_over(temporary, link);
   return link;

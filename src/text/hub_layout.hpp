@@ -56,7 +56,9 @@ class HubRepoWriter {
   /// Renames `temporary` to blobs/<etag> (replacing an existing one: same ETag, same bytes); a
   /// refused ETag removes `temporary`.
   std::filesystem::path commit_blob(const std::filesystem::path& temporary, std::string_view etag) const;
-  /// snapshots/<commit>/<file_name> -> ../../blobs/<etag>, replacing an existing link.
+  /// snapshots/<commit>/<file_name> -> ../../blobs/<etag>, replacing an existing link. A
+  /// `file_name` with '/' (checked by the caller) gets its folders and a link one level further up
+  /// per folder.
   std::filesystem::path link_snapshot_file(std::string_view commit, std::string_view file_name,
                                            std::string_view etag) const;
   /// refs/<revision> holding `commit` (no newline, as huggingface_hub writes it). A revision

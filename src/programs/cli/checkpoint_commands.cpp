@@ -185,6 +185,7 @@ void add_checkpoint_commands(CLI::App& app, Action& action) {
   add_checkpoint_delete_command(group, action);
   add_checkpoint_download_command(group, action);
   add_checkpoint_push_hf_command(group, action);
+  add_checkpoint_export_command(group, action);
 }
 
 }  // namespace tinker::cli

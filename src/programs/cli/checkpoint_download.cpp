@@ -13,41 +13,10 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include <cstdio>
 #include <memory>
 #include <ostream>
 
 namespace tinker::cli {
-
-ProgressBar::ProgressBar(std::ostream& err, bool enabled, std::string label)
-    : err_(err), enabled_(enabled), label_(std::move(label)) {}
-
-void ProgressBar::update(std::uint64_t done, std::optional<std::uint64_t> total) {
-  if (!enabled_) return;
-  std::string line = "\r" + label_ + "  ";
-  if (total && *total > 0) {
-    constexpr int width = 30;
-    const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(*total));
-    const int filled = static_cast<int>(fraction * width);
-    line += "[" + std::string(static_cast<std::size_t>(filled), '#') +
-            std::string(static_cast<std::size_t>(width - filled), '-') + "]";
-    char percent[16];
-    std::snprintf(percent, sizeof percent, " %3d%%  ", static_cast<int>(fraction * 100.0));
-    line += percent;
-    line += display_size(static_cast<std::int64_t>(done)) + " / " + display_size(static_cast<std::int64_t>(*total));
-  } else {
-    line += display_size(static_cast<std::int64_t>(done));
-  }
-  line += "   ";  // wipes the tail of a longer previous line
-  err_ << line << std::flush;
-  drawn_ = true;
-}
-
-void ProgressBar::finish() {
-  if (drawn_) err_ << '\n' << std::flush;
-  drawn_ = false;
-}
-
 namespace {
 namespace asio = boost::asio;
 

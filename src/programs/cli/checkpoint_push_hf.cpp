@@ -1,10 +1,14 @@
 // `tinker checkpoint push-hf PATH [--repo ID] [--public] [--revision REV] [--commit-message MSG]
-// [--create-pr] [--allow-pattern P]... [--ignore-pattern P]... [--no-model-card]` (doc/cli.md):
-// the Python SDK's push-hf. The checkpoint comes down through the SDK's resumable download into a
-// temporary directory, becomes a PEFT adapter repository with a model card (hub_export.hpp), and
-// goes up through the Hub's HTTP API (tinker/hub_upload.hpp) with HF_TOKEN.
+// [--create-pr] [--allow-pattern P]... [--ignore-pattern P]... [--no-model-card] [--format raw|peft]
+// [--base DIR_OR_HUB_ID]` (doc/cli.md): the Python SDK's push-hf. The checkpoint comes down through
+// the SDK's resumable download into a temporary directory, becomes an adapter repository with a
+// model card (hub_export.hpp): Tinker's files as they are (raw, the Python SDK's behaviour), or
+// converted to a standard PEFT adapter against its base model (peft, export_support.hpp); and goes
+// up through the Hub's HTTP API (tinker/hub_upload.hpp) with HF_TOKEN.
 #include "programs/cli/checkpoint_support.hpp"
 #include "programs/cli/context.hpp"
+#include "programs/cli/export_support.hpp"
+#include "programs/cli/hub_access.hpp"
 #include "programs/cli/hub_export.hpp"
 #include "programs/cli/output.hpp"
 #include "programs/cli/transfer.hpp"
@@ -18,11 +22,11 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include <cctype>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <vector>
 
 namespace tinker::cli {
 namespace {
@@ -41,88 +45,22 @@ class PushOptions {
   std::vector<std::string> allow_patterns;
   std::vector<std::string> ignore_patterns;
   bool no_model_card = false;
+  std::vector<std::string> format_values;  // --format: raw or peft, and table/json for the output
+  std::optional<Format> output_format;
+  std::string format;  // raw: the checkpoint's files as Tinker wrote them; peft: converted
+  std::string base;    // --format peft: the base model (default: the checkpoint's)
+  std::string base_revision = "main";
 };
-
-// A private directory under the system's temporary one, removed with everything in it.
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "tinker-push-hf-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw CliError("cannot create a temporary directory in " + pattern);
-    path = pattern;
-  }
-  ~TemporaryDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TemporaryDirectory(const TemporaryDirectory&) = delete;
-  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-  fs::path path;
-};
-
-EnvLookup lookup_of(const Context& context) {
-  if (context.env.lookup) return context.env.lookup;
-  return [](std::string_view) { return std::optional<std::string>(); };
-}
-
-// Where `hf auth login` stores the token, as huggingface_hub looks for it: $HF_TOKEN_PATH, else
-// $HF_HOME/token, else $XDG_CACHE_HOME/huggingface/token, else ~/.cache/huggingface/token.
-std::optional<fs::path> token_file(const EnvLookup& lookup) {
-  auto set = [&lookup](const char* name) -> std::optional<std::string> {
-    auto value = lookup(name);
-    if (value && value->empty()) value.reset();
-    return value;
-  };
-  if (auto path = set("HF_TOKEN_PATH")) return fs::path(*path);
-  if (auto home = set("HF_HOME")) return fs::path(*home) / "token";
-  if (auto cache = set("XDG_CACHE_HOME")) return fs::path(*cache) / "huggingface" / "token";
-  if (auto home = set("HOME")) return fs::path(*home) / ".cache" / "huggingface" / "token";
-  return std::nullopt;
-}
-
-// The token of the file, without surrounding white space; empty when there is none.
-std::string stored_token(const EnvLookup& lookup) {
-  const auto file = token_file(lookup);
-  if (!file) return "";
-  std::ifstream in(*file, std::ios::binary);
-  std::string token;
-  std::getline(in, token);
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())) != 0) token.pop_back();
-  return token;
-}
 
 // The token is checked before anything is requested: without one nothing could be uploaded.
 HubOptions hub_options(Context& context) {
-  const EnvLookup lookup = lookup_of(context);
-  HubOptions options = HubOptions::from_environment(lookup);
-  if (options.token.empty()) options.token = Secret(stored_token(lookup));
+  HubOptions options = cli_hub_options(context);
   if (options.token.empty()) {
     throw CliError(
         "HF_TOKEN is not set (nor a token saved by `hf auth login`): push-hf needs a Hugging Face token with write "
         "access (set HF_TOKEN)");
   }
-  const HubOptions with_client = HubOptions::from_environment(lookup, context.client_options());
-  options.tls = with_client.tls;
-  options.connect_timeout = with_client.connect_timeout;
-  options.read_timeout = with_client.read_timeout;
   return options;
-}
-
-// Runs one Hub call; its failure becomes the command's in the Hub's words (the status and the
-// Hub's request id on the second line), not in the Tinker API's ("check TINKER_API_KEY").
-template <class Call>
-auto on_hub(Call&& call) -> decltype(call()) {
-  try {
-    return call();
-  } catch (const error& e) {
-    const diagnostics& d = e.diag();
-    std::string message = d.message.empty() ? std::string(e.what()) : d.message;
-    if (d.http_status == 0 &&
-        (e.code() == errc::connection_failed || e.code() == errc::timeout || e.code() == errc::tls_error)) {
-      message = "cannot reach the Hugging Face Hub (HF_ENDPOINT): " + message;
-    }
-    throw CliError(message, d);
-  }
 }
 
 asio::awaitable<AdapterFacts> adapter_facts(Context& context, std::string path) {
@@ -140,15 +78,24 @@ asio::awaitable<AdapterFacts> adapter_facts(Context& context, std::string path) 
   co_return facts;
 }
 
-asio::awaitable<fs::path> download_into(Context& context, std::string path, fs::path parent) {
-  DownloadOptions options{parent};
-  auto bar = std::make_shared<ProgressBar>(context.err, context.env.error_is_terminal, "Downloading");
-  options.on_progress = [bar](const DownloadProgress& progress) {
-    bar->update(progress.bytes_done, progress.bytes_total);
-  };
-  DownloadResult result = co_await context.rest().async_download_checkpoint(path, options, use_awaitable);
-  bar->finish();
-  co_return result.path;
+// --format peft: the downloaded checkpoint converted into `output` against the base model (--base,
+// else the checkpoint's); returns the base model's name for the model card.
+std::string convert_to_peft(Context& context, const PushOptions& command, const fs::path& checkpoint,
+                            const fs::path& output, const std::string& api_base_model) {
+  const bool api_knows = !api_base_model.empty() && api_base_model != "unknown";
+  const std::string spec = command.base.empty() ? (api_knows ? api_base_model : "") : command.base;
+  if (spec.empty()) {
+    throw CliError("--format peft needs the base model, which the Tinker API does not name for " + command.path +
+                   ": pass --base (a directory or a Hugging Face id)");
+  }
+  ExportRequest request;
+  request.format = ExportFormat::peft;
+  request.adapter_dir = checkpoint;
+  request.base = resolve_base_model(context, spec, command.base_revision);
+  request.base_model_name = !request.base.hub_id.empty() ? request.base.hub_id : (api_knows ? api_base_model : "");
+  request.output = output;
+  run_export(context, request);
+  return request.base_model_name.empty() ? std::string("unknown") : request.base_model_name;
 }
 
 // The Hub refuses to overwrite a repo that holds another checkpoint (its model card names it).
@@ -197,16 +144,23 @@ void print_result(Context& context, const PushOptions& command, const std::strin
 }
 
 asio::awaitable<void> checkpoint_push_hf(Context& context, PushOptions command) {
+  if (command.output_format) context.format = *command.output_format;
   const HubOptions hub = hub_options(context);
   const EnvLookup lookup = lookup_of(context);
   const std::string account = on_hub([&] { return hub_whoami(hub, lookup); });
   const TinkerPath parsed = TinkerPath::parse(command.path);
 
-  TemporaryDirectory temporary;
-  const fs::path folder = co_await download_into(context, command.path, temporary.path);
-  check_peft_layout(folder);
-  const AdapterFacts facts = co_await adapter_facts(context, command.path);
-  complete_adapter_config(folder, facts.base_model);
+  TemporaryDirectory temporary("tinker-push-hf");
+  const fs::path downloaded = co_await download_checkpoint_into(context, command.path, temporary.path);
+  check_peft_layout(downloaded);
+  AdapterFacts facts = co_await adapter_facts(context, command.path);
+  fs::path folder = downloaded;
+  if (command.format == "peft") {
+    folder = temporary.path / "peft";
+    facts.base_model = convert_to_peft(context, command, downloaded, folder, facts.base_model);
+  } else {
+    complete_adapter_config(folder, facts.base_model);
+  }
 
   std::string repo_id = command.repo_id;
   std::string revision = command.revision;
@@ -215,7 +169,9 @@ asio::awaitable<void> checkpoint_push_hf(Context& context, PushOptions command) 
     if (revision.empty() && !command.create_pr) revision = default_revision(parsed);
   }
   if (!command.no_model_card && !fs::exists(folder / "README.md")) {
-    std::ofstream(folder / "README.md", std::ios::binary) << model_card(command.path, repo_id, facts);
+    std::ofstream(folder / "README.md", std::ios::binary)
+        << (command.format == "peft" ? peft_model_card(command.path, repo_id, facts)
+                                     : model_card(command.path, repo_id, facts));
   }
   repo_id = on_hub([&] { return hub_create_repo(hub, repo_id, !command.public_repo, true, lookup); });
   const std::string target = revision.empty() ? std::string("main") : revision;
@@ -245,11 +201,14 @@ asio::awaitable<void> checkpoint_push_hf(Context& context, PushOptions command) 
 }
 
 void check_options(PushOptions& options) {
+  split_format_values(options.format_values, {"raw", "peft"}, options.format, options.output_format);
+  if (options.format.empty()) options.format = "raw";
   if (!options.repo_id.empty()) {
     if (auto problem = hub_repo_id_problem(options.repo_id); !problem.empty()) {
       throw UsageError("--repo '" + options.repo_id + "' is not a Hugging Face repo id: " + problem);
     }
   }
+  if (options.format != "peft" && !options.base.empty()) throw UsageError("--base applies to --format peft only");
   if (options.create_pr && !options.revision.empty() && options.revision != "main") {
     throw UsageError("--create-pr opens a pull request against main; it cannot be combined with --revision");
   }
@@ -274,6 +233,16 @@ void add_checkpoint_push_hf_command(CLI::App& group, Action& action) {
   cmd.add_option("--ignore-pattern", options->ignore_patterns, "Skip files matching this glob (repeatable)")
       ->allow_extra_args(false);
   cmd.add_flag("--no-model-card", options->no_model_card, "Do not write a README.md model card");
+  cmd.add_option("--format", options->format_values,
+                 "raw (default): the checkpoint's files as Tinker wrote them; peft: converted to a standard PEFT "
+                 "adapter (Hugging Face parameter names) for vLLM, SGLang and transformers (table or json: the "
+                 "output format, as -f)")
+      ->allow_extra_args(false);
+  cmd.add_option("--base", options->base,
+                 "--format peft: the base model, a Hugging Face model directory or Hub id (default: the "
+                 "checkpoint's base model)");
+  cmd.add_option("--base-revision", options->base_revision, "--format peft: branch, tag or commit of a Hub base model")
+      ->capture_default_str();
 }
 
 }  // namespace tinker::cli

@@ -128,7 +128,8 @@ void add_sample_command(CLI::App& app, Action& action);
 /// `checkpoint delete` and `checkpoint download` (separate files, same group).
 void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);
-/// `checkpoint push-hf` (its own file too).
+/// `checkpoint push-hf` and `checkpoint export` (their own files too).
 void add_checkpoint_push_hf_command(CLI::App& checkpoint, Action& action);
+void add_checkpoint_export_command(CLI::App& checkpoint, Action& action);
 
 }  // namespace tinker::cli

@@ -124,6 +124,36 @@ std::string model_card(const std::string& tinker_path, const std::string& repo_i
   return card;
 }
 
+std::string peft_model_card(const std::string& tinker_path, const std::string& repo_id, const AdapterFacts& facts) {
+  const std::string& base = facts.base_model;
+  const bool known = base != "unknown";
+  std::string card = "---\nbase_model: " + base + "\nlibrary_name: peft\npipeline_tag: text-generation\ntags:\n";
+  card += "- tinker\n- peft\n- lora\n";
+  if (known) card += "- base_model:adapter:" + base + "\n";
+  card += "tinker_path: " + tinker_path + "\n---\n\n# " + repo_id + "\n\n";
+  card += "A LoRA adapter for " +
+          (known ? "[" + base + "](https://huggingface.co/" + base + ")" : std::string("its base model"));
+  card += ", trained with [Tinker](https://thinkingmachines.ai/tinker). `tinker checkpoint push-hf --format peft` ";
+  card += "converted it from Tinker's checkpoint format to a standard PEFT adapter: the base model's own parameter ";
+  card += "names, so PEFT, vLLM and SGLang load it as it is.\n\n## Usage\n\n";
+  card += "With transformers and PEFT:\n\n```python\nfrom peft import PeftModel\n";
+  card += "from transformers import AutoModelForCausalLM\n\n";
+  card += "base = AutoModelForCausalLM.from_pretrained(\"" + base + "\", device_map=\"auto\")\n";
+  card += "model = PeftModel.from_pretrained(base, \"" + repo_id + "\")\n```\n\n";
+  card += "With vLLM, as a LoRA module (a local copy of this repository):\n\n```bash\n";
+  card += "hf download " + repo_id + " --local-dir adapter\n";
+  card += "vllm serve " + base + " --enable-lora --lora-modules adapter=./adapter\n```\n\n";
+  card += "(vLLM needs `--max-lora-rank` at least the adapter's rank when that is above its default.)\n\n";
+  card += "## Source\n\n```\n" + tinker_path + "\n```\n\n## Details\n\n- Base model: " + base + "\n";
+  card += "- Format: LoRA adapter (PEFT)\n";
+  if (facts.lora_rank) card += "- LoRA rank: " + std::to_string(*facts.lora_rank) + "\n";
+  if (facts.train_mlp || facts.train_attn || facts.train_unembed) {
+    card += "- Trained modules: attn=" + optional_bool(facts.train_attn) + ", mlp=" + optional_bool(facts.train_mlp) +
+            ", unembed=" + optional_bool(facts.train_unembed) + "\n";
+  }
+  return card;
+}
+
 std::optional<std::string> tinker_path_in(std::string_view readme) {
   const auto start = readme.find("tinker://");
   if (start == std::string_view::npos) return std::nullopt;

@@ -46,6 +46,11 @@ std::string default_revision(const TinkerPath& path);
 /// usage, source and details), exactly as the Python SDK writes it.
 std::string model_card(const std::string& tinker_path, const std::string& repo_id, const AdapterFacts& facts);
 
+/// The model card of a converted adapter (`push-hf --format peft`): the same front matter (with
+/// pipeline_tag text-generation) and a text saying it is a standard PEFT adapter, how to load it
+/// with PEFT and serve it with vLLM, where it came from. `facts.base_model` is the Hub id.
+std::string peft_model_card(const std::string& tinker_path, const std::string& repo_id, const AdapterFacts& facts);
+
 /// The first tinker:// path in a README, if any.
 std::optional<std::string> tinker_path_in(std::string_view readme);
 

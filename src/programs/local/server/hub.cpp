@@ -3,7 +3,7 @@
 //
 // As the Hub answers (choices where it differs are noted):
 //  * 200 with the bytes, X-Repo-Commit: <commit>, ETag: "<git blob id>" (quoted), Content-Length;
-//    no redirect (the Hub redirects large files to a CDN; these are small).
+//    no redirect (the Hub redirects large files to a CDN; these are small). A Range gets 206.
 //  * The revision is "main" or the full commit; anything else 404 with X-Error-Code
 //    RevisionNotFound. An unknown repo 404 RepoNotFound; an absent file 404 EntryNotFound with
 //    X-Repo-Commit (the Hub sends both).
@@ -15,6 +15,7 @@
 //    an accepted API key is 401 (the Hub's answer to a gated repo without a token). The value is
 //    never logged or echoed.
 #include "programs/local/server/frontend.hpp"
+#include "programs/local/server/header_values.hpp"
 
 namespace tinker::local::front {
 namespace {
@@ -33,14 +34,31 @@ bool authorized(Frontend& fe, const Exchange& ex) {
   return fe.authenticator.authenticate(value.substr(bearer.size()), fe.engine.clock().now()).has_value();
 }
 
-void serve_file(Reply& reply, const std::string& commit, const HubFile& file) {
+// A single byte range is honoured (206, or 416 past the end), as the Hub's storage does, so a
+// cut-off download continues where it stopped.
+void serve_file(Reply& reply, std::string_view range_header, const std::string& commit, const HubFile& file) {
+  const std::uint64_t size = file.bytes->size();
+  reply.headers.emplace_back("X-Repo-Commit", commit);
+  reply.headers.emplace_back("ETag", "\"" + file.etag + "\"");
+  reply.headers.emplace_back("Accept-Ranges", "bytes");
+  const RangeRequest range = range_header.empty() ? RangeRequest() : parse_range(range_header, size);
+  if (range.kind == RangeRequest::Kind::unsatisfiable) {
+    reply.error(416, "requested range not satisfiable");
+    reply.headers.emplace_back("Content-Range", "bytes */" + std::to_string(size));
+    return;
+  }
   reply.status = 200;
   reply.content_type = "application/octet-stream";
   reply.shared_body = file.bytes;
   reply.shared_offset = 0;
-  reply.shared_length = file.bytes->size();
-  reply.headers.emplace_back("X-Repo-Commit", commit);
-  reply.headers.emplace_back("ETag", "\"" + file.etag + "\"");
+  reply.shared_length = static_cast<std::size_t>(size);
+  if (range.kind == RangeRequest::Kind::partial) {
+    reply.status = 206;
+    reply.shared_offset = static_cast<std::size_t>(range.first);
+    reply.shared_length = static_cast<std::size_t>(range.last - range.first + 1);
+    reply.headers.emplace_back("Content-Range", "bytes " + std::to_string(range.first) + "-" +
+                                                    std::to_string(range.last) + "/" + std::to_string(size));
+  }
 }
 
 void serve_pushed(Frontend& fe, Exchange& ex) {
@@ -62,7 +80,7 @@ void serve_pushed(Frontend& fe, Exchange& ex) {
     reply.headers.emplace_back("X-Repo-Commit", commit->id);
     return;
   }
-  serve_file(reply, commit->id, file->second);
+  serve_file(reply, ex.header("Range"), commit->id, file->second);
 }
 
 }  // namespace
@@ -86,7 +104,7 @@ void handle_hub(Frontend& fe, Exchange& ex) {
     reply.headers.emplace_back("X-Repo-Commit", repo->second.commit);
     return;
   }
-  serve_file(reply, repo->second.commit, file->second);
+  serve_file(reply, ex.header("Range"), repo->second.commit, file->second);
 }
 
 }  // namespace tinker::local::front

@@ -3,7 +3,7 @@
 //
 //   GET  /api/whoami-v2                               {"type":"user","name":<account>}
 //   POST /api/repos/create                            {"name","organization","visibility"|"private"} -> {"url"}
-//   GET  /api/models/{repo}[/revision/{rev}]          {"id","private","sha"}
+//   GET  /api/models/{repo}[/revision/{rev}]          {"id","private","sha","siblings"} (?blobs=true: sizes, blob ids)
 //   POST /api/models/{repo}/branch/{branch}           a branch at main
 //   POST /api/models/{repo}/preupload/{rev}           {"files":[{"path","sample","size"}]} -> upload modes
 //   POST /api/models/{repo}/commit/{rev}[?create_pr=1] NDJSON header/file/lfsFile lines -> commit
@@ -115,6 +115,26 @@ void create_repo(Frontend& fe, Exchange& ex) {
   }
 }
 
+// As the Hub lists a file with blobs=true: its size and git blob id, and for an LFS file (the
+// store names those by their 64-digit SHA-256, git blobs by 40 digits) the LFS object and the
+// blob id of its pointer file.
+void add_blob_fields(json::object& sibling, const HubFile& file) {
+  const std::uint64_t size = file.bytes->size();
+  sibling["size"] = size;
+  if (file.etag.size() != 64) {
+    sibling["blobId"] = file.etag;
+    return;
+  }
+  const std::string pointer =
+      "version https://git-lfs.github.com/spec/v1\noid sha256:" + file.etag + "\nsize " + std::to_string(size) + "\n";
+  sibling["blobId"] = git_blob_id(pointer);
+  json::object lfs;
+  lfs["sha256"] = file.etag;
+  lfs["size"] = size;
+  lfs["pointerSize"] = pointer.size();
+  sibling["lfs"] = std::move(lfs);
+}
+
 void repo_info(Frontend& fe, Exchange& ex, const std::string& id, const std::string& revision) {
   const PushedRepo& repo = fe.hub_store.visible_repo(id, hub_account(fe, ex));
   const HubCommit* commit = repo.resolve(revision);
@@ -123,10 +143,14 @@ void repo_info(Frontend& fe, Exchange& ex, const std::string& id, const std::str
   answer["id"] = repo.id;
   answer["private"] = repo.is_private;
   answer["sha"] = commit->id;
+  // ?blobs=true (huggingface_hub's files_metadata) adds what a snapshot download names its blobs by.
+  const auto blobs = QueryParams(ex.query).get("blobs");
+  const bool with_blobs = blobs && (*blobs == "true" || *blobs == "True" || *blobs == "1");
   json::array siblings;
   for (const auto& [path, file] : commit->files) {
     json::object sibling;
     sibling["rfilename"] = path;
+    if (with_blobs) add_blob_fields(sibling, file);
     siblings.push_back(std::move(sibling));
   }
   answer["siblings"] = std::move(siblings);
