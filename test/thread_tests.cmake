@@ -1,8 +1,8 @@
 # tinker_thread_tests: the tests whose code crosses threads, for ThreadSanitizer (preset tsan). The
 # blocking facade (sync/), futures waited on from other threads, the process-wide sampling back-off
 # registry, tokenizer caches and encode_batch, the async join/complete helpers, the safetensors writer's
-# concurrent writes, and tinker-local's model workers and ordering under concurrent clients. Each file also
-# runs in its usual binary.
+# concurrent writes, the merge's threaded arithmetic and shard pipeline, and tinker-local's model
+# workers and ordering under concurrent clients. Each file also runs in its usual binary.
 set(TINKER_THREAD_TEST_FILES
   integration/client/future_test.cpp
   integration/download/download_sync_test.cpp
@@ -18,6 +18,9 @@ set(TINKER_THREAD_TEST_FILES
   unit/text/tokenizer_api_test.cpp
   unit/tokenizer/tokenizer_cache_test.cpp
   unit/weights/safetensors_writer_test.cpp
+  unit/weights/merge_apply_test.cpp
+  unit/weights/merge_engine_test.cpp
+  unit/weights/merge_quantized_test.cpp
   unit/programs/local/http_api/ordering_test.cpp
   unit/programs/local/model/sampler_test.cpp)
 file(GLOB TINKER_THREAD_TEST_SUPPORT CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/integration/support/*.cpp"
