@@ -92,8 +92,9 @@ struct MergedModelOptions {
 /// Base + adapter -> a merged model in the base's dtype and shard layout: each adapted weight
 /// gets W + (alpha / r) B A computed in f32 and rounded to the base dtype (nearest, ties to
 /// even); every other tensor and file is copied unchanged. Quantized expert weights (gpt-oss
-/// MXFP4, Kimi's packed INT4) that receive a delta are dequantized as the cookbook does.
-/// Resident memory stays within one output shard, the adapter and a fixed working set.
+/// MXFP4, Kimi's packed INT4) that receive a delta are decoded, merged and encoded again into the
+/// same tensors, as the cookbook does. Resident memory is the adapter plus a fixed working set
+/// (at most 128 MiB of buffers), whatever the size of the model.
 ExportSummary build_merged_model(const MergedModelOptions& options);
 
 struct GgufAdapterOptions {
