@@ -1,6 +1,7 @@
 // Reading the two inputs of every export: a Tinker adapter (adapter_model.safetensors +
 // adapter_config.json) into memory, checked whole before anything is planned, and a base model's
 // layout (config.json and the safetensors headers; no weight is read).
+#include "core/files.hpp"
 #include "weights/key_mapping.hpp"
 #include "weights/lora_plan.hpp"
 #include "weights/quantized.hpp"
@@ -23,15 +24,6 @@ namespace {
 
 constexpr std::string_view adapter_weights_file = "adapter_model.safetensors";
 constexpr std::string_view adapter_config_file = "adapter_config.json";
-
-std::string load_text_of(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(errc::io_error, path.string() + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw error(errc::io_error, path.string() + ": " + std::strerror(errno));
-  return text.str();
-}
 
 boost::json::object parse_config_object(const std::string& text, const std::filesystem::path& path) {
   boost::system::error_code ec;
@@ -66,7 +58,7 @@ struct AdapterConfigValues {
 };
 
 AdapterConfigValues read_adapter_config(const std::filesystem::path& path) {
-  const boost::json::object config = parse_config_object(load_text_of(path), path);
+  const boost::json::object config = parse_config_object(tinker::detail::read_whole_file(path), path);
   for (const char* key : {"r", "lora_alpha"}) {
     if (!config.contains(key)) {
       throw error(errc::invalid_file, path.string() + ": missing required key '" + key + "'");
@@ -225,7 +217,7 @@ ModelLayout read_model_layout(const std::filesystem::path& directory) {
   ModelLayout layout;
   layout.directory = directory;
   const auto config_path = directory / "config.json";
-  layout.config_json = load_text_of(config_path);
+  layout.config_json = tinker::detail::read_whole_file(config_path);
   const boost::json::object config = parse_config_object(layout.config_json, config_path);
 
   layout.model_type = config_string_or_empty(config_value_or_text_config(config, "model_type"));

@@ -73,7 +73,8 @@ const std::string good_config = R"({"r": 4, "lora_alpha": 8})";
 TEST(LoadTinkerAdapter, RefusesAMissingOrIncompleteConfig) {
   TempDir dir("tinker-adapter");
   st::write_file(dir / "adapter_model.safetensors", {f32_tensor(q_a, {4, 8}), f32_tensor(q_b, {6, 4})});
-  expect_tinker_error(errc::io_error, "adapter_config.json: No such file", [&] { load_tinker_adapter(dir.path()); });
+  expect_tinker_error(errc::io_error, "adapter_config.json: cannot be read: No such file",
+                      [&] { load_tinker_adapter(dir.path()); });
 
   fx::write_text(dir / "adapter_config.json", R"({"lora_alpha": 8})");
   expect_tinker_error(errc::invalid_file, "adapter_config.json: missing required key 'r'",
@@ -193,7 +194,8 @@ TEST(ReadModelLayout, PrefersTheTopLevelOverTextConfig) {
 
 TEST(ReadModelLayout, RefusesAMissingOrBrokenConfigAndAModelWithoutWeights) {
   TempDir dir("tinker-layout");
-  expect_tinker_error(errc::io_error, "config.json: No such file", [&] { read_model_layout(dir.path()); });
+  expect_tinker_error(errc::io_error, "config.json: cannot be read: No such file",
+                      [&] { read_model_layout(dir.path()); });
   fx::write_text(dir / "config.json", "{\"model_type\": ");
   expect_tinker_error(errc::invalid_file, "config.json: not JSON", [&] { read_model_layout(dir.path()); });
   fx::write_text(dir / "config.json", "{\"model_type\": \"qwen3\"}");

@@ -193,7 +193,8 @@ TEST(BuildLoraAdapterRefusals, ABaseWithoutConfigJson) {
   TempDir dir("tinker-peft");
   fx::write_family(dir.path(), fx::llama3_tied());
   std::filesystem::remove(dir / "base" / "config.json");
-  expect_refused(dir.path(), errc::io_error, (dir / "base" / "config.json").string() + ": No such file");
+  expect_refused(dir.path(), errc::io_error,
+                 (dir / "base" / "config.json").string() + ": cannot be read: No such file");
 }
 
 TEST(BuildLoraAdapterRefusals, AnExistingOutput) {

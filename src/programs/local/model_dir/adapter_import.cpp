@@ -5,6 +5,7 @@
 // turned into the first (alpha * sqrt(r)) because the tiny model has one scale rule. What a single
 // rank and alpha cannot express (rank_pattern, alpha_pattern) and DoRA's magnitude vectors are
 // refused rather than served wrongly.
+#include "core/files.hpp"
 #include "programs/local/model_dir/model_dir.hpp"
 
 #include <tinker/error.hpp>
@@ -21,15 +22,6 @@
 namespace tinker::local::hf_dir {
 namespace {
 
-std::string read_adapter_config(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(errc::io_error, path.string() + ": cannot be read: " + std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw error(errc::io_error, path.string() + ": read error");
-  return std::move(bytes).str();
-}
-
 [[noreturn]] void bad_adapter_config(const std::filesystem::path& path, std::string_view key, const std::string& what) {
   throw error(errc::invalid_file, path.string() + ": key '" + std::string(key) + "': " + what);
 }
@@ -42,7 +34,7 @@ bool non_empty_object(const boost::json::object& config, std::string_view key) {
 // r, lora_alpha (rsLoRA folded in) and the refusals, from adapter_config.json.
 void read_adapter_scale(const std::filesystem::path& path, AdapterFiles& adapter) {
   boost::system::error_code ec;
-  const boost::json::value parsed = boost::json::parse(read_adapter_config(path), ec);
+  const boost::json::value parsed = boost::json::parse(tinker::detail::read_whole_file(path), ec);
   if (ec || !parsed.is_object()) throw error(errc::invalid_file, path.string() + ": not a JSON object");
   const boost::json::object& config = parsed.as_object();
   if (const auto* type = config.if_contains("peft_type");

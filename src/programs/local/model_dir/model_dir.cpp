@@ -11,6 +11,7 @@
 // - Loading is strict: every weight present with its shape and finite values, nothing else. A
 //   directory that is not exactly this model is a mistake worth an error naming file and tensor.
 #include "programs/local/model_dir/model_dir.hpp"
+#include "core/files.hpp"
 
 #include "programs/local/tokenizer/tokenizer_store.hpp"
 
@@ -55,15 +56,6 @@ std::string_view torch_dtype_name(safetensors::Dtype dtype) noexcept {
   return "float32";
 }
 
-std::string read_whole_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(errc::io_error, path.string() + ": cannot be read: " + std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw error(errc::io_error, path.string() + ": read error");
-  return std::move(bytes).str();
-}
-
 void write_whole_file(const fs::path& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw error(errc::io_error, path.string() + ": cannot be created: " + std::strerror(errno));
@@ -82,7 +74,7 @@ class ConfigReader {
  public:
   explicit ConfigReader(const fs::path& dir) : path_(dir / config_file_name) {
     boost::system::error_code ec;
-    boost::json::value value = boost::json::parse(read_whole_file(path_), ec);
+    boost::json::value value = boost::json::parse(tinker::detail::read_whole_file(path_), ec);
     if (ec || !value.is_object()) fail("", "not a JSON object" + (ec ? " (" + ec.message() + ")" : std::string()));
     object_ = std::move(value.as_object());
   }

@@ -18,10 +18,14 @@ void handle_download(Frontend& fe, Exchange& ex) {
   if (!download || !download->data) return ex.reply.error(404, "Not Found");
 
   Reply& reply = ex.reply;
-  const std::uint64_t size = download->data->size();
   reply.headers.emplace_back("Accept-Ranges", "bytes");
   reply.headers.emplace_back("Expires", http_date(download->expires));
-  const std::string_view range_header = ex.header("Range");
+  reply_with_range(reply, ex.header("Range"), download->data, download->content_type);
+}
+
+void reply_with_range(Reply& reply, std::string_view range_header, std::shared_ptr<const std::string> body,
+                      std::string content_type) {
+  const std::uint64_t size = body->size();
   const RangeRequest range = range_header.empty() ? RangeRequest() : parse_range(range_header, size);
   if (range.kind == RangeRequest::Kind::unsatisfiable) {
     reply.error(416, "requested range not satisfiable");
@@ -29,8 +33,8 @@ void handle_download(Frontend& fe, Exchange& ex) {
     return;
   }
   reply.status = 200;
-  reply.content_type = download->content_type;
-  reply.shared_body = download->data;
+  reply.content_type = std::move(content_type);
+  reply.shared_body = std::move(body);
   reply.shared_offset = 0;
   reply.shared_length = static_cast<std::size_t>(size);
   if (range.kind == RangeRequest::Kind::partial) {

@@ -163,6 +163,10 @@ boost::asio::awaitable<void> handle_retrieve_future(Frontend& fe, Exchange& ex);
 void handle_rest(Frontend& fe, Exchange& ex);
 void handle_admin(Frontend& fe, Exchange& ex);
 void handle_download(Frontend& fe, Exchange& ex);
+/// Answers with `body` whole (200), the one byte range `range_header` asks for (206 with
+/// Content-Range) or 416 when it lies past the end (downloads.cpp; shared with the Hub's files).
+void reply_with_range(Reply& reply, std::string_view range_header, std::shared_ptr<const std::string> body,
+                      std::string content_type);
 /// GET/HEAD of a Hugging Face Hub file (hub.cpp).
 void handle_hub(Frontend& fe, Exchange& ex);
 /// The Hub's upload API: whoami, repos, branches, preupload, commits, LFS batch (hub_upload.cpp).

@@ -37,28 +37,10 @@ bool authorized(Frontend& fe, const Exchange& ex) {
 // A single byte range is honoured (206, or 416 past the end), as the Hub's storage does, so a
 // cut-off download continues where it stopped.
 void serve_file(Reply& reply, std::string_view range_header, const std::string& commit, const HubFile& file) {
-  const std::uint64_t size = file.bytes->size();
   reply.headers.emplace_back("X-Repo-Commit", commit);
   reply.headers.emplace_back("ETag", "\"" + file.etag + "\"");
   reply.headers.emplace_back("Accept-Ranges", "bytes");
-  const RangeRequest range = range_header.empty() ? RangeRequest() : parse_range(range_header, size);
-  if (range.kind == RangeRequest::Kind::unsatisfiable) {
-    reply.error(416, "requested range not satisfiable");
-    reply.headers.emplace_back("Content-Range", "bytes */" + std::to_string(size));
-    return;
-  }
-  reply.status = 200;
-  reply.content_type = "application/octet-stream";
-  reply.shared_body = file.bytes;
-  reply.shared_offset = 0;
-  reply.shared_length = static_cast<std::size_t>(size);
-  if (range.kind == RangeRequest::Kind::partial) {
-    reply.status = 206;
-    reply.shared_offset = static_cast<std::size_t>(range.first);
-    reply.shared_length = static_cast<std::size_t>(range.last - range.first + 1);
-    reply.headers.emplace_back("Content-Range", "bytes " + std::to_string(range.first) + "-" +
-                                                    std::to_string(range.last) + "/" + std::to_string(size));
-  }
+  reply_with_range(reply, range_header, file.bytes, "application/octet-stream");
 }
 
 void serve_pushed(Frontend& fe, Exchange& ex) {
