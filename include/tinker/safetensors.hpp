@@ -59,12 +59,13 @@ bool is_float(Dtype dtype) noexcept;
 
 /// One tensor of a header. `begin`/`end` are offsets into the data section (after the header).
 struct TensorInfo {
-  std::string name;
-  Dtype dtype = Dtype::f32;
-  std::vector<std::int64_t> shape;
-  std::uint64_t begin = 0;
-  std::uint64_t end = 0;
+  std::string name;                 ///< the header's key
+  Dtype dtype = Dtype::f32;         ///< element type
+  std::vector<std::int64_t> shape;  ///< dimensions, outermost first (empty: a scalar)
+  std::uint64_t begin = 0;          ///< first byte, from the start of the data section
+  std::uint64_t end = 0;            ///< one past the last byte
 
+  /// end - begin.
   std::uint64_t byte_size() const noexcept { return end - begin; }
   /// The product of the shape (1 for a scalar).
   std::uint64_t element_count() const noexcept;
@@ -88,8 +89,11 @@ class SafetensorsFile {
   /// The same checks over bytes in memory (`label` names them in errors). For tests and fuzzing.
   static SafetensorsFile from_bytes(std::string bytes, std::string label);
 
-  SafetensorsFile(SafetensorsFile&&) noexcept;
-  SafetensorsFile& operator=(SafetensorsFile&&) noexcept;
+  /// Takes over the mapping; `other` is left empty.
+  SafetensorsFile(SafetensorsFile&& other) noexcept;
+  /// Unmaps this file and takes over `other`'s mapping.
+  SafetensorsFile& operator=(SafetensorsFile&& other) noexcept;
+  /// Unmaps the file (spans from data() become invalid).
   ~SafetensorsFile();
 
   /// The path given to `open`, or the label of `from_bytes`.
@@ -130,19 +134,24 @@ class SafetensorsModel {
   /// tensor; errc::invalid_argument when `dir` is not a directory or has no safetensors file.
   static SafetensorsModel open(const std::filesystem::path& dir);
 
-  SafetensorsModel(SafetensorsModel&&) noexcept;
-  SafetensorsModel& operator=(SafetensorsModel&&) noexcept;
+  /// Takes over the shards; `other` is left empty.
+  SafetensorsModel(SafetensorsModel&& other) noexcept;
+  /// Closes this model's shards and takes over `other`'s.
+  SafetensorsModel& operator=(SafetensorsModel&& other) noexcept;
+  /// Unmaps every shard.
   ~SafetensorsModel();
 
+  /// The directory given to `open`.
   const std::filesystem::path& directory() const noexcept;
   /// The shards in index order (file name order without an index); one for a single file.
   const std::vector<SafetensorsFile>& shards() const noexcept;
   /// True when the weights came with `model.safetensors.index.json`.
   bool has_index() const noexcept;
 
+  /// A tensor and the shard holding it (both null when there is no such tensor).
   struct Location {
-    const SafetensorsFile* file = nullptr;
-    const TensorInfo* tensor = nullptr;
+    const SafetensorsFile* file = nullptr;  ///< the shard
+    const TensorInfo* tensor = nullptr;     ///< the tensor within it
   };
   /// Where the tensor `name` is, or {nullptr, nullptr}.
   Location find(std::string_view name) const noexcept;
@@ -159,9 +168,9 @@ class SafetensorsModel {
 
 /// What a writer is told about a tensor before any data.
 struct TensorDecl {
-  std::string name;
-  Dtype dtype = Dtype::f32;
-  std::vector<std::int64_t> shape;
+  std::string name;                 ///< unique within the file
+  Dtype dtype = Dtype::f32;         ///< element type
+  std::vector<std::int64_t> shape;  ///< non-negative dimensions, outermost first
 };
 
 /// Writes one safetensors file whose layout (header and each tensor's offset) is fixed by the
@@ -178,10 +187,14 @@ class SafetensorsWriter {
   /// errc::invalid_argument for a duplicate name, errc::io_error when the file cannot be created.
   SafetensorsWriter(std::filesystem::path path, std::vector<TensorDecl> tensors,
                     std::map<std::string, std::string> metadata = {});
-  SafetensorsWriter(SafetensorsWriter&&) noexcept;
-  SafetensorsWriter& operator=(SafetensorsWriter&&) noexcept;
+  /// Takes over the file being written; `other` is left empty.
+  SafetensorsWriter(SafetensorsWriter&& other) noexcept;
+  /// Abandons this writer's unfinished file (removing it) and takes over `other`'s.
+  SafetensorsWriter& operator=(SafetensorsWriter&& other) noexcept;
+  /// Removes the temporary file unless finish() succeeded.
   ~SafetensorsWriter();
 
+  /// The declarations, in the order of the header.
   const std::vector<TensorDecl>& tensors() const noexcept;
   /// The byte size of tensor `index`.
   std::uint64_t byte_size(std::size_t index) const;
@@ -199,13 +212,14 @@ class SafetensorsWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Writes a small file in one call (tensor bytes in memory): declarations, then data in order.
+/// A tensor with its bytes in memory, for write_file.
 struct OwnedTensor {
-  std::string name;
-  Dtype dtype = Dtype::f32;
-  std::vector<std::int64_t> shape;
-  std::vector<std::byte> bytes;
+  std::string name;                 ///< unique within the file
+  Dtype dtype = Dtype::f32;         ///< element type
+  std::vector<std::int64_t> shape;  ///< dimensions, outermost first
+  std::vector<std::byte> bytes;     ///< dtype_size(dtype) x the product of the shape, little-endian
 };
+/// Writes a small file in one call (through SafetensorsWriter: atomically, in the given order).
 void write_file(const std::filesystem::path& path, const std::vector<OwnedTensor>& tensors,
                 const std::map<std::string, std::string>& metadata = {});
 /// An f32 tensor as OwnedTensor (values converted to `dtype`, one of f16, bf16, f32).
@@ -222,13 +236,19 @@ std::string make_index_json(std::uint64_t total_size, const std::map<std::string
 /// directory removes it and everything in it.
 class StagedDirectory {
  public:
+  /// Creates the staging directory (and missing parents of `final_path`); refuses an existing
+  /// `final_path` with errc::invalid_argument.
   explicit StagedDirectory(std::filesystem::path final_path);
-  StagedDirectory(StagedDirectory&&) noexcept;
-  StagedDirectory& operator=(StagedDirectory&&) noexcept;
+  /// Takes over the staging directory; `other` no longer removes it.
+  StagedDirectory(StagedDirectory&& other) noexcept;
+  /// Removes this object's uncommitted staging directory and takes over `other`'s.
+  StagedDirectory& operator=(StagedDirectory&& other) noexcept;
+  /// Removes the staging directory and its contents unless committed.
   ~StagedDirectory();
 
   /// Where to write now.
   const std::filesystem::path& staging_path() const noexcept;
+  /// Where the directory ends up.
   const std::filesystem::path& final_path() const noexcept;
   /// Renames the staging directory to the final path.
   void commit();

@@ -34,19 +34,21 @@ struct ExportProgress {
   std::uint64_t bytes_done = 0;   ///< of bytes_total
   std::uint64_t bytes_total = 0;  ///< 0 when not known
   std::size_t tensors_done = 0;   ///< of tensors_total
-  std::size_t tensors_total = 0;
+  std::size_t tensors_total = 0;  ///< 0 when not known
 };
+/// Called with the progress of an export, on the exporting thread; an exception it throws stops
+/// the export (nothing is left at the output).
 using ProgressCallback = std::function<void(const ExportProgress&)>;
 
 /// What an export did.
 struct ExportSummary {
-  std::filesystem::path output;  ///< the final path
-  std::string family;            ///< the merge profile: "default", "gpt_oss", "qwen3_5", "nemotron", ...
-  std::size_t tensors_written = 0;
+  std::filesystem::path output;     ///< the final path
+  std::string family;               ///< the merge profile: "default", "gpt_oss", "qwen3_5", "nemotron", ...
+  std::size_t tensors_written = 0;  ///< tensors in the output
   std::size_t tensors_changed = 0;  ///< base tensors a LoRA delta was added to (merged), adapted modules (PEFT, GGUF)
-  std::uint64_t bytes_read = 0;
-  std::uint64_t bytes_written = 0;
-  double seconds = 0;
+  std::uint64_t bytes_read = 0;     ///< from the adapter and the base
+  std::uint64_t bytes_written = 0;  ///< the output's size
+  double seconds = 0;               ///< wall time of the whole export
 };
 
 /// What the base model directory says about itself, as the exporters see it.
@@ -56,24 +58,25 @@ struct BaseModelInfo {
   std::string family;                      ///< the merge profile chosen
   std::string expert_layout;               ///< "separate", "fused_interleaved", "fused_concatenated"
   std::string quantization;                ///< "", "mxfp4", "pack-quantized", "fp8", ...
-  std::size_t tensors = 0;
-  std::uint64_t bytes = 0;
-  bool peft_supported = true;  ///< false: `peft_refusal` says why (DeepSeek V3)
-  std::string peft_refusal;
-  bool gguf_supported = false;    ///< a dense family llama.cpp has an architecture for
-  std::string gguf_architecture;  ///< "llama", "qwen2", "qwen3", ... when supported
+  std::size_t tensors = 0;                 ///< weight tensors in the safetensors files
+  std::uint64_t bytes = 0;                 ///< their total size
+  bool peft_supported = true;              ///< false: `peft_refusal` says why (DeepSeek V3)
+  std::string peft_refusal;                ///< why PEFT export is refused, when it is
+  bool gguf_supported = false;             ///< a dense family llama.cpp has an architecture for
+  std::string gguf_architecture;           ///< "llama", "qwen2", "qwen3", ... when supported
 };
 
 /// Reads `config.json` and the weight headers of `base_model_dir`.
 BaseModelInfo describe_base_model(const std::filesystem::path& base_model_dir);
 
+/// What build_lora_adapter converts, and where to.
 struct LoraAdapterOptions {
   std::filesystem::path adapter_dir;     ///< adapter_model.safetensors + adapter_config.json (Tinker's names)
   std::filesystem::path base_model_dir;  ///< config.json + safetensors (headers only are read)
   std::filesystem::path output_dir;      ///< must not exist
   /// `base_model_name_or_path` in adapter_config.json ("Qwen/Qwen3-8B"); empty: the directory.
   std::string base_model_name;
-  ProgressCallback progress;
+  ProgressCallback progress;  ///< optional
 };
 /// Tinker's adapter -> PEFT (`adapter_model.safetensors` with the Hugging Face parameter names,
 /// expert tensors expanded to one 2-D pair per expert, serving prefix remaps, and
@@ -81,13 +84,14 @@ struct LoraAdapterOptions {
 /// DeepSeek V3 is refused (no LoRA serving support in vLLM or SGLang: merge instead).
 ExportSummary build_lora_adapter(const LoraAdapterOptions& options);
 
+/// What build_merged_model merges, and where to.
 struct MergedModelOptions {
-  std::filesystem::path adapter_dir;
+  std::filesystem::path adapter_dir;     ///< adapter_model.safetensors + adapter_config.json (Tinker's names)
   std::filesystem::path base_model_dir;  ///< config.json, safetensors shards, tokenizer files, ...
   std::filesystem::path output_dir;      ///< must not exist
   /// Worker threads for the merge arithmetic; 0: every core.
   unsigned threads = 0;
-  ProgressCallback progress;
+  ProgressCallback progress;  ///< optional
 };
 /// Base + adapter -> a merged model in the base's dtype and shard layout: each adapted weight
 /// gets W + (alpha / r) B A computed in f32 and rounded to the base dtype (nearest, ties to
@@ -97,8 +101,9 @@ struct MergedModelOptions {
 /// (at most 128 MiB of buffers), whatever the size of the model.
 ExportSummary build_merged_model(const MergedModelOptions& options);
 
+/// What build_gguf_adapter converts, and where to.
 struct GgufAdapterOptions {
-  std::filesystem::path adapter_dir;
+  std::filesystem::path adapter_dir;     ///< adapter_model.safetensors + adapter_config.json (Tinker's names)
   std::filesystem::path base_model_dir;  ///< config.json + safetensors headers
   std::filesystem::path output_file;     ///< e.g. adapter.gguf; must not exist
   /// Element type of the LoRA tensors: "f32", "f16" (default) or "bf16".
@@ -106,7 +111,7 @@ struct GgufAdapterOptions {
   /// The base model's name for general.name ("<name> LoRA") and general.base_model.0.name
   /// ("meta-llama/Llama-3.2-1B"); empty: config.json's "_name_or_path", else the directory's name.
   std::string base_model_name;
-  ProgressCallback progress;
+  ProgressCallback progress;  ///< optional
 };
 /// Base + adapter -> a GGUF LoRA adapter for llama.cpp's `--lora` (the tensor names and metadata
 /// of llama.cpp's convert_lora_to_gguf.py), for the dense families llama.cpp supports.
