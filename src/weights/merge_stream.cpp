@@ -473,6 +473,7 @@ class Pipeline {
         }
       }
       pieces_[number] = {};
+      if (number == job.last_chunk) copy_kept_parts(job, shard, writer);
     } else if (chunk.size > 0) {
       writer.write(job.index, std::span(buffers_[slot_of_[number]]).first(chunk.size), chunk.offset);
     }
@@ -482,6 +483,22 @@ class Pipeline {
       changed_.notify_all();
     }
     if (number == job.last_chunk) finish_job(job, chunk.tensor);
+  }
+
+  // The parts encode() leaves alone (INT4's weight_shape) are copied as they are, once the
+  // weight's last chunk is written (before finish_job releases their pages).
+  void copy_kept_parts(const TensorJob& job, std::size_t shard, st::SafetensorsWriter& writer) {
+    for (std::size_t part = 0; part < job.parts.size(); ++part) {
+      if (encode_rewrites_part(*job.quantized, part)) continue;
+      const PartLocation& where = job.parts[part];
+      const auto& file = shards_[where.shard];
+      const auto bytes = file.data(file.tensors()[where.index]);
+      if (where.shard == shard) {
+        writer.write(where.index, bytes, 0);
+      } else {
+        pending_[where.shard].push_back({where.index, 0, std::vector<std::byte>(bytes.begin(), bytes.end())});
+      }
+    }
   }
 
   void finish_job(const TensorJob& job, std::size_t job_number) {

@@ -82,4 +82,10 @@ struct EncodedPart {
 std::vector<EncodedPart> encode(const QuantizedWeight& weight, std::span<const float> values, const ModelLayout& layout,
                                 std::int64_t first = 0, std::int64_t last = -1);
 
+/// True for the parts encode() writes (blocks and scales, weight_packed and weight_scale); the
+/// others (weight_shape) keep their bytes and are copied by whoever writes the output.
+inline bool encode_rewrites_part(const QuantizedWeight& /*weight*/, std::size_t part) noexcept {
+  return part < 2;
+}
+
 }  // namespace tinker::weights::detail
