@@ -144,7 +144,8 @@ void repo_info(Frontend& fe, Exchange& ex, const std::string& id, const std::str
   answer["private"] = repo.is_private;
   answer["sha"] = commit->id;
   // ?blobs=true (huggingface_hub's files_metadata) adds what a snapshot download names its blobs by.
-  const auto blobs = QueryParams(ex.query).get("blobs");
+  const QueryParams query(ex.query);  // named: get() answers views into it
+  const auto blobs = query.get("blobs");
   const bool with_blobs = blobs && (*blobs == "true" || *blobs == "True" || *blobs == "1");
   json::array siblings;
   for (const auto& [path, file] : commit->files) {
