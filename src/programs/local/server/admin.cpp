@@ -1,5 +1,6 @@
 #include "programs/local/server/admin.hpp"
 
+#include "programs/local/server/faults.hpp"
 #include "programs/local/server/frontend.hpp"
 #include "programs/local/server/http_dates.hpp"
 
@@ -82,6 +83,13 @@ std::int64_t int_field(const json::object& object, std::size_t index, std::strin
   bad_rule(index, name, "expected an integer");
 }
 
+std::chrono::milliseconds duration_field(const json::object& object, std::size_t index, std::string_view name,
+                                         std::int64_t fallback_ms) {
+  const std::int64_t ms = int_field(object, index, name, fallback_ms);
+  if (ms < 0 || ms > kLongestFaultDuration.count()) bad_rule(index, name, "expected 0 to 86400000 milliseconds");
+  return std::chrono::milliseconds(ms);
+}
+
 std::string string_field(const json::object& object, std::size_t index, std::string_view name, bool required) {
   const json::value* value = object.if_contains(name);
   if (value == nullptr) {
@@ -107,8 +115,8 @@ FaultRule rule_from_object(const json::object& object, std::size_t index) {
     if (!form) bad_rule(index, "retry_after", "expected none, seconds, http_date or milliseconds");
     rule.retry_after = *form;
   }
-  rule.retry_after_value = std::chrono::milliseconds(int_field(object, index, "retry_after_ms", 1000));
-  rule.delay = std::chrono::milliseconds(int_field(object, index, "delay_ms", 0));
+  rule.retry_after_value = duration_field(object, index, "retry_after_ms", 1000);
+  rule.delay = duration_field(object, index, "delay_ms", 0);
   if (object.contains("queue_state")) rule.queue_state = string_field(object, index, "queue_state", false);
   if (const json::value* p = object.if_contains("probability")) {
     if (!p->is_number()) bad_rule(index, "probability", "expected a number");

@@ -78,9 +78,9 @@ bool apply_option(FaultRule& rule, std::string_view key, std::string_view value,
     rule.retry_after = *form;
     if (*form != RetryAfterForm::none) {
       const auto amount = colon == std::string_view::npos ? std::nullopt : parse_double(value.substr(colon + 1));
-      if (!amount || *amount < 0)
-        return error = "retry_after needs a non-negative amount after ':', e.g. seconds:2", false;
-      const double ms = *form == RetryAfterForm::milliseconds ? *amount : *amount * 1000.0;
+      const double ms = !amount ? -1.0 : *form == RetryAfterForm::milliseconds ? *amount : *amount * 1000.0;
+      if (!(ms >= 0 && ms <= static_cast<double>(kLongestFaultDuration.count())))
+        return error = "retry_after needs an amount from 0 to 24 hours after ':', e.g. seconds:2", false;
       rule.retry_after_value = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(ms)));
     }
   } else if (key == "should_retry") {
@@ -218,8 +218,10 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
     scale = 1000.0;
   }
   const auto amount = parse_double(text);
-  if (!amount || *amount < 0) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(*amount * scale)));
+  if (!amount) return std::nullopt;
+  const double ms = *amount * scale;
+  if (!(ms >= 0 && ms <= static_cast<double>(kLongestFaultDuration.count()))) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(ms)));
 }
 
 std::optional<FaultRule> parse_fault_spec(std::string_view spec, std::string& error) {
@@ -253,8 +255,8 @@ std::optional<FaultRule> parse_fault_spec(std::string_view spec, std::string& er
   } else if (rule.kind == FaultKind::delay || rule.kind == FaultKind::pause_queue) {
     const auto duration = parse_duration(kind_value);
     if (!duration) {
-      error = std::string(kind_text) + " needs a duration, e.g. " + std::string(kind_text) + "=250ms, got \"" +
-              std::string(kind_value) + "\"";
+      error = std::string(kind_text) + " needs a duration up to 24 h, e.g. " + std::string(kind_text) +
+              "=250ms, got \"" + std::string(kind_value) + "\"";
       return std::nullopt;
     }
     rule.delay = *duration;

@@ -81,7 +81,12 @@ class FaultPlan {
 /// Returns nullopt and fills `error` (naming the offending part) on a syntax error.
 std::optional<FaultRule> parse_fault_spec(std::string_view spec, std::string& error);
 
-/// Parses "250ms", "2s", "1.5s" or a bare number of milliseconds.
+// The longest delay or Retry-After a fault may carry. Faults exist to test retries, and a bound keeps
+// `now + value` and the millisecond conversions far from the clock's range (the fuzzer found both).
+inline constexpr std::chrono::milliseconds kLongestFaultDuration = std::chrono::hours(24);
+
+/// Parses "250ms", "2s", "1.5s" or a bare number of milliseconds; nullopt when malformed, negative or
+/// longer than kLongestFaultDuration.
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 }  // namespace tinker::local::front

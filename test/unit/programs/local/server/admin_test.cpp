@@ -118,6 +118,11 @@ TEST(AdminJsonTest, BadRulesNameElementAndField) {
   EXPECT_NE(message(R"(["x:nope"])").find("[0]"), std::string::npos);
   EXPECT_NE(message(R"({"endpoint": "x"})").find("array"), std::string::npos);
   EXPECT_NE(message("[").find("malformed"), std::string::npos);
+  // Durations past a day would overflow the clock arithmetic of Retry-After: HTTP-date (fuzzer finding).
+  EXPECT_NE(message(R"([{"endpoint": "x", "kind": "status", "retry_after_ms": 9223372036854775807}])")
+                .find("[0].retry_after_ms"),
+            std::string::npos);
+  EXPECT_NE(message(R"([{"endpoint": "x", "kind": "delay", "delay_ms": -5}])").find("[0].delay_ms"), std::string::npos);
 }
 
 TEST(ReplyTest, ErrorBodiesEscapeTheDetail) {

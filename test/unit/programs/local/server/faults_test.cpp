@@ -197,6 +197,21 @@ TEST(FaultSpecTest, Durations) {
   EXPECT_FALSE(parse_duration("").has_value());
   EXPECT_FALSE(parse_duration("-1s").has_value());
   EXPECT_FALSE(parse_duration("fast").has_value());
+  EXPECT_EQ(parse_duration("86400s"), std::chrono::milliseconds(86'400'000));
+  EXPECT_FALSE(parse_duration("86401s").has_value());
+  EXPECT_FALSE(parse_duration("1e300s").has_value());
+  EXPECT_FALSE(parse_duration("nan").has_value());
+}
+
+// The fuzzer's finding: an HTTP-date Retry-After of 1e16 s overflowed `now + value` in the clock's
+// nanoseconds. Amounts past a day are refused with the bound in the message.
+TEST(FaultSpecTest, RetryAfterAmountIsBounded) {
+  std::string error;
+  EXPECT_FALSE(parse_fault_spec("x:status=429,retry_after=http_date:1e16", error).has_value());
+  EXPECT_NE(error.find("24 hours"), std::string::npos) << error;
+  EXPECT_TRUE(parse_fault_spec("x:status=429,retry_after=http_date:86400", error).has_value());
+  EXPECT_FALSE(parse_fault_spec("x:delay=1e300s", error).has_value());
+  EXPECT_NE(error.find("24 h"), std::string::npos) << error;
 }
 
 }  // namespace
