@@ -175,7 +175,11 @@ class ClientOptions {
   /// order), TINKER_LOG (off|error|warning|info|debug), TINKER_TELEMETRY
   /// (1/true/yes/on or 0/false/no/off, case-insensitive), TINKER_CREDENTIAL_CMD,
   /// CLOUDFLARE_ACCESS_CLIENT_ID/SECRET and SSL_CERT_FILE. Unset variables keep the defaults.
-  /// Throws `tinker::error` (invalid_configuration) naming the first bad variable.
+  /// When neither TINKER_API_KEY nor TINKER_CREDENTIAL_CMD is set, the default key of the
+  /// credentials file `$HOME/.tinker/credentials.json` (<tinker/credentials.hpp>, written by
+  /// `tinker auth login`) is the API key: the lowest-priority source.
+  /// Throws `tinker::error` (invalid_configuration) naming the first bad variable, or the
+  /// credentials file and what is wrong with it (never its content).
   static ClientOptions from_environment(const EnvLookup& env);
 
   /// Throws `tinker::error` (invalid_configuration) naming the first bad option: an API key of

@@ -4,8 +4,11 @@
 
 #include <tinker/async.hpp>
 #include <tinker/download.hpp>
+#include <tinker/external_weights.hpp>
 #include <tinker/types/checkpoint.hpp>
+#include <tinker/types/checkpoint_search.hpp>
 #include <tinker/types/session.hpp>
+#include <tinker/types/session_status.hpp>
 #include <tinker/types/telemetry.hpp>
 
 #include <chrono>
@@ -169,7 +172,30 @@ void rest_get_billing_usage(HolderPtr h, Timestamp starting_on, Timestamp ending
 void rest_list_all_training_runs(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<TrainingRun>> c);
 void rest_list_all_user_checkpoints(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<Checkpoint>> c);
 void rest_list_all_sessions(HolderPtr h, ListAllOptions o, diagnostics* d, Handler<std::vector<std::string>> c);
+void rest_search_sessions(HolderPtr h, SessionSearchRequest r, diagnostics* d, Handler<SessionSearchResponse> c);
+void rest_finish_session(HolderPtr h, FinishSessionRequest r, diagnostics* d, Handler<Done> c);
+void rest_search_all_sessions(HolderPtr h, SessionSearchRequest r, std::int64_t max_pages, diagnostics* d,
+                              Handler<std::vector<SessionSummary>> c);
 void rest_whoami(HolderPtr h, diagnostics* d, Handler<WhoamiResponse> c);
+void rest_get_external_weights_urls(HolderPtr h, std::string tinker_path, diagnostics* d,
+                                    Handler<ExternalWeightsUrlsResponse> c);
+void rest_download_external_weights(HolderPtr h, std::string tinker_path, DownloadOptions o, diagnostics* d,
+                                    Handler<DownloadResult> c);
+void rest_external_weights_upload_start(HolderPtr h, ExternalWeightsUploadStartRequest r, diagnostics* d,
+                                        Handler<ExternalWeightsUploadStartResponse> c);
+void rest_external_weights_upload_put(HolderPtr h, ExternalWeightsUploadUrl target, std::filesystem::path file,
+                                      ExternalWeightsPutOptions o, diagnostics* d, Handler<Done> c);
+void rest_external_weights_upload_finish(HolderPtr h, std::string upload_id, diagnostics* d,
+                                         Handler<ExternalWeightsUploadFinishResponse> c);
+void rest_upload_external_weights(HolderPtr h, std::filesystem::path dir, ExternalWeightsUploadStartRequest r,
+                                  ExternalWeightsUploadOptions o, diagnostics* d,
+                                  Handler<ExternalWeightsUploadFinishResponse> c);
+void rest_search_checkpoints(HolderPtr h, CheckpointSearchRequest r, diagnostics* d,
+                             Handler<CheckpointSearchResponse> c);
+void rest_search_all_checkpoints(HolderPtr h, CheckpointSearchRequest r, std::int64_t max_pages, diagnostics* d,
+                                 Handler<std::vector<Checkpoint>> c);
+void rest_get_checkpoint_storage_usage(HolderPtr h, std::optional<std::string> project_id, diagnostics* d,
+                                       Handler<CheckpointStorageUsageResponse> c);
 TelemetryInfo holder_telemetry(const ClientHolder& h);
 }  // namespace detail
 
@@ -456,6 +482,113 @@ class RestClient {
                                          std::move(tinker_path), std::move(options));
   }
   ///@}
+  // ---- External (Hugging Face format) weights, doc/rest.md#external-weights ----
+  /// GET .../checkpoints/external_weights/{name}/external_weights_urls: a signed URL per file of
+  /// an external checkpoint (TrainingClient::async_save_weights_external), keyed by the file's
+  /// path relative to the checkpoint. A path that is not `tinker://<run>/external_weights/<name>`
+  /// fails with invalid_argument before anything is sent.
+  ///@{
+  template <class Token = default_token>
+  auto async_get_external_weights_urls(std::string tinker_path, Token&& token = {}) const {
+    return detail::start<ExternalWeightsUrlsResponse>(
+        std::forward<Token>(token), nullptr, &detail::rest_get_external_weights_urls, holder_, std::move(tinker_path));
+  }
+  template <class Token = default_token>
+  auto async_get_external_weights_urls(std::string tinker_path, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<ExternalWeightsUrlsResponse>(
+        std::forward<Token>(token), &diag, &detail::rest_get_external_weights_urls, holder_, std::move(tinker_path));
+  }
+  ///@}
+  /// Downloads every file of an external checkpoint into
+  /// `options.output_dir / download_target_name(tinker_path)`: the URLs as above, then each file
+  /// as async_download_url fetches one (no credentials, resumed with Range, size-checked), into a
+  /// hidden staging directory renamed into place only when every file arrived, so an interrupted
+  /// download never looks complete. A file path from the server that is absolute or has a `..`,
+  /// `.` or empty segment fails with protocol_error before anything is written. URLs that
+  /// expire mid-way are asked for again once. `keep_archive_only` is invalid_argument (there is
+  /// no archive); `archive_bytes` is the files' total size.
+  ///@{
+  template <class Token = default_token>
+  auto async_download_external_weights(std::string tinker_path, DownloadOptions options, Token&& token = {}) const {
+    return detail::start<DownloadResult>(std::forward<Token>(token), nullptr, &detail::rest_download_external_weights,
+                                         holder_, std::move(tinker_path), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_download_external_weights(std::string tinker_path, DownloadOptions options, diagnostics& diag,
+                                       Token&& token = {}) const {
+    return detail::start<DownloadResult>(std::forward<Token>(token), &diag, &detail::rest_download_external_weights,
+                                         holder_, std::move(tinker_path), std::move(options));
+  }
+  ///@}
+  /// POST /api/v1/external_weights_upload_start: where to PUT each file of a PEFT adapter for
+  /// `request.base_model` shaped as `request.lora_config`. The server decides whether uploads are
+  /// allowed.
+  ///@{
+  template <class Token = default_token>
+  auto async_external_weights_upload_start(ExternalWeightsUploadStartRequest request, Token&& token = {}) const {
+    return detail::start<ExternalWeightsUploadStartResponse>(
+        std::forward<Token>(token), nullptr, &detail::rest_external_weights_upload_start, holder_, std::move(request));
+  }
+  template <class Token = default_token>
+  auto async_external_weights_upload_start(ExternalWeightsUploadStartRequest request, diagnostics& diag,
+                                           Token&& token = {}) const {
+    return detail::start<ExternalWeightsUploadStartResponse>(
+        std::forward<Token>(token), &diag, &detail::rest_external_weights_upload_start, holder_, std::move(request));
+  }
+  ///@}
+  /// HTTP PUT of `file` to one upload target, streamed from disk, with the target's headers and
+  /// no Tinker credentials; retried as `options` say. A failure names the file and the URL's host.
+  ///@{
+  template <class Token = default_token>
+  auto async_external_weights_upload_put(ExternalWeightsUploadUrl target, std::filesystem::path file,
+                                         ExternalWeightsPutOptions options, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_external_weights_upload_put,
+                                         holder_, std::move(target), std::move(file), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_external_weights_upload_put(ExternalWeightsUploadUrl target, std::filesystem::path file,
+                                         ExternalWeightsPutOptions options, diagnostics& diag,
+                                         Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_external_weights_upload_put,
+                                         holder_, std::move(target), std::move(file), std::move(options));
+  }
+  ///@}
+  /// POST /api/v1/external_weights_upload_finish: the server checks the files and registers the
+  /// checkpoint; its `tinker_path` is the answer.
+  ///@{
+  template <class Token = default_token>
+  auto async_external_weights_upload_finish(std::string upload_id, Token&& token = {}) const {
+    return detail::start<ExternalWeightsUploadFinishResponse>(std::forward<Token>(token), nullptr,
+                                                              &detail::rest_external_weights_upload_finish, holder_,
+                                                              std::move(upload_id));
+  }
+  template <class Token = default_token>
+  auto async_external_weights_upload_finish(std::string upload_id, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<ExternalWeightsUploadFinishResponse>(
+        std::forward<Token>(token), &diag, &detail::rest_external_weights_upload_finish, holder_, std::move(upload_id));
+  }
+  ///@}
+  /// The three steps for a directory: start, then a check that `dir` holds every file the server
+  /// asked for (invalid_argument naming the first missing one, before any PUT), a PUT of each
+  /// (retried as `options` say), and finish. A PUT that fails for good fails the call naming its
+  /// file, and finish is not called, so nothing is registered.
+  ///@{
+  template <class Token = default_token>
+  auto async_upload_external_weights(std::filesystem::path dir, ExternalWeightsUploadStartRequest request,
+                                     ExternalWeightsUploadOptions options, Token&& token = {}) const {
+    return detail::start<ExternalWeightsUploadFinishResponse>(std::forward<Token>(token), nullptr,
+                                                              &detail::rest_upload_external_weights, holder_,
+                                                              std::move(dir), std::move(request), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_upload_external_weights(std::filesystem::path dir, ExternalWeightsUploadStartRequest request,
+                                     ExternalWeightsUploadOptions options, diagnostics& diag,
+                                     Token&& token = {}) const {
+    return detail::start<ExternalWeightsUploadFinishResponse>(std::forward<Token>(token), &diag,
+                                                              &detail::rest_upload_external_weights, holder_,
+                                                              std::move(dir), std::move(request), std::move(options));
+  }
+  ///@}
   /// Downloads one file from a signed URL (a checkpoint archive URL, a session trace's URL) to
   /// `file`: a GET without credentials, streamed to a hidden part file beside `file` in constant
   /// memory, resumed with HTTP Range after a connection drop, size-checked, then renamed into
@@ -545,6 +678,59 @@ class RestClient {
                                                    holder_, std::move(options));
   }
   ///@}
+  /// POST /api/v1/sessions/search: one page of sessions matching every filter of `request`,
+  /// newest first, with the cursor of the next page (`doc/rest.md#search-sessions`). A limit
+  /// outside 1..200 or a user owner without 1..10 URNs fails with invalid_argument naming the
+  /// field, before anything is sent.
+  ///@{
+  template <class Token = default_token>
+  auto async_search_sessions(SessionSearchRequest request, Token&& token = {}) const {
+    return detail::start<SessionSearchResponse>(std::forward<Token>(token), nullptr, &detail::rest_search_sessions,
+                                                holder_, std::move(request));
+  }
+  template <class Token = default_token>
+  auto async_search_sessions(SessionSearchRequest request, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<SessionSearchResponse>(std::forward<Token>(token), &diag, &detail::rest_search_sessions,
+                                                holder_, std::move(request));
+  }
+  ///@}
+  /// Every session matching `request`, page after page from its cursor (`request.cursor` is where
+  /// it starts). A server that repeats a cursor, or still has pages after `max_pages` requests,
+  /// fails it with protocol_error (a cursor that never ends cannot hang the call).
+  ///@{
+  template <class Token = default_token>
+  auto async_search_all_sessions(SessionSearchRequest request, std::int64_t max_pages = default_search_max_pages,
+                                 Token&& token = {}) const {
+    return detail::start<std::vector<SessionSummary>>(
+        std::forward<Token>(token), nullptr, &detail::rest_search_all_sessions, holder_, std::move(request), max_pages);
+  }
+  template <class Token = default_token>
+  auto async_search_all_sessions(SessionSearchRequest request, std::int64_t max_pages, diagnostics& diag,
+                                 Token&& token = {}) const {
+    return detail::start<std::vector<SessionSummary>>(
+        std::forward<Token>(token), &diag, &detail::rest_search_all_sessions, holder_, std::move(request), max_pages);
+  }
+  ///@}
+  /// POST /api/v1/finish_session for any session of the caller, e.g. one a crashed program left
+  /// running (`tinker session finish`); a ServiceClient finishes its own with
+  /// ServiceClient::async_finish_session. An unknown reason or an empty id fails with
+  /// invalid_argument before anything is sent.
+  ///@{
+  template <class Token = default_token>
+  auto async_finish_session(FinishSessionRequest request, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::rest_finish_session, holder_,
+                                         std::move(request));
+  }
+  template <class Token = default_token>
+  auto async_finish_session(FinishSessionRequest request, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::rest_finish_session, holder_,
+                                         std::move(request));
+  }
+  ///@}
+  /// The most pages async_search_all_sessions requests by default (at the largest page size of
+  /// 200, 200,000 sessions).
+  static constexpr std::int64_t default_search_max_pages = 1000;
+
   /// GET /api/v1/sessions/{id}: its training runs and samplers, looked up in `scope`.
   ///@{
   template <class Token = default_token>
@@ -650,6 +836,59 @@ class RestClient {
                                Token&& token = {}) const {
     return detail::start<BillingUsageResponse>(std::forward<Token>(token), &diag, &detail::rest_get_billing_usage,
                                                holder_, starting_on, ending_before);
+  }
+  ///@}
+
+  // ---- Checkpoint search and storage (doc/rest.md#search-checkpoints) ----
+  /// One page of a checkpoint search (POST /api/v1/checkpoints/search), newest first; pass the
+  /// answer's next_cursor back in `request.cursor` for the next page. A limit outside 1..200 or
+  /// an owner with a bad URN count fails with invalid_argument before anything is sent.
+  ///@{
+  template <class Token = default_token>
+  auto async_search_checkpoints(CheckpointSearchRequest request, Token&& token = {}) const {
+    return detail::start<CheckpointSearchResponse>(std::forward<Token>(token), nullptr,
+                                                   &detail::rest_search_checkpoints, holder_, std::move(request));
+  }
+  template <class Token = default_token>
+  auto async_search_checkpoints(CheckpointSearchRequest request, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<CheckpointSearchResponse>(std::forward<Token>(token), &diag, &detail::rest_search_checkpoints,
+                                                   holder_, std::move(request));
+  }
+  ///@}
+  /// Every checkpoint matching `request`, page after page from its cursor, newest first. A server
+  /// that repeats a cursor, or still has pages after `max_pages` requests, fails it with
+  /// protocol_error (a cursor that never ends cannot hang the call); `max_pages` < 1 is
+  /// invalid_argument.
+  ///@{
+  template <class Token = default_token>
+  auto async_search_all_checkpoints(CheckpointSearchRequest request, std::int64_t max_pages = default_search_max_pages,
+                                    Token&& token = {}) const {
+    return detail::start<std::vector<Checkpoint>>(std::forward<Token>(token), nullptr,
+                                                  &detail::rest_search_all_checkpoints, holder_, std::move(request),
+                                                  max_pages);
+  }
+  template <class Token = default_token>
+  auto async_search_all_checkpoints(CheckpointSearchRequest request, std::int64_t max_pages, diagnostics& diag,
+                                    Token&& token = {}) const {
+    return detail::start<std::vector<Checkpoint>>(std::forward<Token>(token), &diag,
+                                                  &detail::rest_search_all_checkpoints, holder_, std::move(request),
+                                                  max_pages);
+  }
+  ///@}
+  /// GET /api/v1/billing/usage/checkpoints/current: the checkpoints stored now and their size
+  /// and projected monthly cost, of project `project_id` or (empty) the whole organization.
+  ///@{
+  template <class Token = default_token>
+  auto async_get_checkpoint_storage_usage(std::optional<std::string> project_id, Token&& token = {}) const {
+    return detail::start<CheckpointStorageUsageResponse>(std::forward<Token>(token), nullptr,
+                                                         &detail::rest_get_checkpoint_storage_usage, holder_,
+                                                         std::move(project_id));
+  }
+  template <class Token = default_token>
+  auto async_get_checkpoint_storage_usage(std::optional<std::string> project_id, diagnostics& diag,
+                                          Token&& token = {}) const {
+    return detail::start<CheckpointStorageUsageResponse>(
+        std::forward<Token>(token), &diag, &detail::rest_get_checkpoint_storage_usage, holder_, std::move(project_id));
   }
   ///@}
 

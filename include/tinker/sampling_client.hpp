@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tinker {
@@ -60,6 +61,24 @@ class SamplingRetryConfig {
 
   /// Throws tinker::error (invalid_argument) naming the first invalid field and its value.
   void validate() const;
+};
+
+/// Settings of one SamplingClient, fixed at its creation (`doc/sampling.md#creating-a-sampler`):
+/// given to ServiceClient::async_create_sampling_client, TrainingClient::async_create_sampling_client
+/// and TrainingClient::async_save_weights_and_get_sampling_client.
+class SamplingClientOptions {
+ public:
+  /// The defaults: the protocol's retry settings, no stability information.
+  SamplingClientOptions() = default;
+  /// `retry_` as the retry settings.
+  explicit SamplingClientOptions(SamplingRetryConfig retry_) : retry(std::move(retry_)) {}
+
+  /// Sample resubmission (`doc/sampling.md#retry-settings`); validated at creation.
+  SamplingRetryConfig retry;
+  /// Ask the server to record numerical-stability information for every request of this sampler
+  /// (SampleRequest::record_stability_info; sent only when true). tinker-local keeps per-request
+  /// statistics of the sampled logprobs in its audit log (`doc/local.md`).
+  bool record_stability_info = false;
 };
 
 /// Per-token logprobs of a prompt; the first is always empty (nothing predicts it).

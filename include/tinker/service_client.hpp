@@ -10,6 +10,7 @@
 #include <tinker/sampling_client.hpp>
 #include <tinker/training_client.hpp>
 #include <tinker/types/session.hpp>
+#include <tinker/types/session_status.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -18,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace tinker {
 
@@ -31,7 +33,10 @@ class ServiceClientOptions {
 
   ClientOptions client;                              ///< base URL, key, timeouts, pools (or from the environment)
   std::map<std::string, std::string> user_metadata;  ///< sent with create_session
-  LogSink log;                                       ///< empty: stderr at client.log_level
+  /// The session's name in the console and in session searches (need not be unique), sent with
+  /// create_session; empty: none is sent (`doc/service.md#sessions`).
+  std::optional<std::string> display_name;
+  LogSink log;  ///< empty: stderr at client.log_level
   /// Receives typed events (requests, retries, back-offs, futures, heartbeats) on the io thread
   /// (doc/observability.md). Empty: none are made.
   EventHook on_event;
@@ -56,6 +61,10 @@ class LoraTrainingOptions {
   bool train_attn = true;                            ///< LoRA on the attention layers
   bool train_unembed = true;                         ///< LoRA on the unembedding layer
   std::map<std::string, std::string> user_metadata;  ///< free-form, shown by the REST listings
+  /// The optimizer, fixed for the training client's life (`doc/training.md#optimizers`). AdamW
+  /// (the default) is not sent, so servers of the 0.25 protocol see the same request; any other
+  /// needs a newer server.
+  OptimizerConfig optimizer;
 };
 
 /// Arguments of ServiceClient::async_create_training_client_from_state besides the path.
@@ -67,6 +76,10 @@ class FromStateOptions {
   std::optional<std::string> base_model;             ///< overrides the checkpoint's base model (a compatible one)
   std::map<std::string, std::string> user_metadata;  ///< the new model's metadata
   std::optional<std::string> weights_access_token;   ///< for a checkpoint of another user
+  /// The new model's optimizer (`doc/training.md#optimizers`). Empty: with the optimizer state,
+  /// the checkpoint's optimizer (a full-state resume keeps Dimuon); without it, AdamW. Loading
+  /// optimizer state saved by another optimizer fails, naming both.
+  std::optional<OptimizerConfig> optimizer;
 };
 
 /// Arguments of ServiceClient::async_create_sampling_client: exactly one of the two.
@@ -106,13 +119,21 @@ class RequestCounters {
 
 namespace detail {
 void service_get_server_capabilities(HolderPtr h, diagnostics* d, Handler<GetServerCapabilitiesResponse> handler);
+void service_check_access(HolderPtr h, diagnostics* d, Handler<GetServerCapabilitiesResponse> handler);
 void service_create_lora_training_client(HolderPtr h, LoraTrainingOptions o, diagnostics* d,
                                          Handler<TrainingClient> handler);
 void service_create_training_client_from_state(HolderPtr h, std::string path, bool with_optimizer, FromStateOptions o,
                                                diagnostics* d, Handler<TrainingClient> handler);
-void service_create_sampling_client(HolderPtr h, SamplingSource source, SamplingRetryConfig retry, diagnostics* d,
+void service_create_sampling_client(HolderPtr h, SamplingSource source, SamplingClientOptions options, diagnostics* d,
                                     Handler<SamplingClient> handler);
 TelemetryInfo holder_telemetry(const ClientHolder& h);
+void service_copy_weights(HolderPtr h, std::string path, CopyWeightsOptions o, diagnostics* d,
+                          Handler<std::string> handler);
+void service_finish_session(HolderPtr h, ClientSessionFinishReason reason, std::optional<std::string> detail,
+                            diagnostics* d, Handler<std::monostate> handler);
+/// The reason the holder's shutdown finishes the session with, unless a finish was requested
+/// before (`doc/service.md#finishing-a-session`). Any thread.
+void set_shutdown_finish_reason(const HolderPtr& h, ClientSessionFinishReason reason);
 }  // namespace detail
 
 /// The entry point: creates training, sampling and REST clients, and owns the session they share.
@@ -178,6 +199,24 @@ class ServiceClient {
   }
   ///@}
 
+  /// Whether the service can be used with this client's credential (`doc/service.md#checking-access`):
+  /// after the usual bootstrap, one get_server_capabilities request sent exactly once, without
+  /// transport or call retries and without the billing pause, so a refused key fails at once
+  /// (errc::authentication_failed) and so does a billing hold (errc::payment_required). Completes
+  /// with the capabilities on success. `tinker auth login` and `tinker auth status` use it.
+  ///@{
+  template <class Token = default_token>
+  auto async_check_access(Token&& token = {}) const {
+    return detail::start<GetServerCapabilitiesResponse>(std::forward<Token>(token), nullptr,
+                                                        &detail::service_check_access, holder_);
+  }
+  template <class Token = default_token>
+  auto async_check_access(diagnostics& diag, Token&& token = {}) const {
+    return detail::start<GetServerCapabilitiesResponse>(std::forward<Token>(token), &diag,
+                                                        &detail::service_check_access, holder_);
+  }
+  ///@}
+
   /// Creates a LoRA model (create_model) and completes with its TrainingClient once the server
   /// has made it; queue pauses meanwhile are logged as warnings.
   ///@{
@@ -225,12 +264,12 @@ class ServiceClient {
   template <class Token = default_token>
   auto async_create_sampling_client(SamplingSource source, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::service_create_sampling_client,
-                                         holder_, std::move(source), SamplingRetryConfig());
+                                         holder_, std::move(source), SamplingClientOptions());
   }
   template <class Token = default_token>
   auto async_create_sampling_client(SamplingSource source, diagnostics& diag, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::service_create_sampling_client,
-                                         holder_, std::move(source), SamplingRetryConfig());
+                                         holder_, std::move(source), SamplingClientOptions());
   }
   ///@}
   /// The same with the sampler's own retry settings (`doc/sampling.md#retry-settings`); an invalid
@@ -239,13 +278,69 @@ class ServiceClient {
   template <class Token = default_token>
   auto async_create_sampling_client(SamplingSource source, SamplingRetryConfig retry, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::service_create_sampling_client,
-                                         holder_, std::move(source), std::move(retry));
+                                         holder_, std::move(source), SamplingClientOptions(std::move(retry)));
   }
   template <class Token = default_token>
   auto async_create_sampling_client(SamplingSource source, SamplingRetryConfig retry, diagnostics& diag,
                                     Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::service_create_sampling_client,
-                                         holder_, std::move(source), std::move(retry));
+                                         holder_, std::move(source), SamplingClientOptions(std::move(retry)));
+  }
+  ///@}
+  /// The same with all of the sampler's settings (`doc/sampling.md#creating-a-sampler`): retry settings and
+  /// record_stability_info. An invalid `options.retry` fails with invalid_argument naming the field.
+  ///@{
+  template <class Token = default_token>
+  auto async_create_sampling_client(SamplingSource source, SamplingClientOptions options, Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::service_create_sampling_client,
+                                         holder_, std::move(source), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_create_sampling_client(SamplingSource source, SamplingClientOptions options, diagnostics& diag,
+                                    Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::service_create_sampling_client,
+                                         holder_, std::move(source), std::move(options));
+  }
+  ///@}
+
+  /// Finishes the session with `reason` (success, errored or interrupted) and an optional
+  /// `detail_text` (POST /api/v1/finish_session, `doc/service.md#finishing-a-session`). The heartbeat
+  /// stops, and later calls that need the session fail with invalid_argument; REST calls keep
+  /// working. Without a session yet, or once a finish was sent (explicitly or by shutdown), it
+  /// fails with invalid_argument and sends nothing. Without this call, destruction finishes the
+  /// session: `errored` while an exception unwinds the stack, else `success`.
+  ///@{
+  template <class Token = default_token>
+  auto async_finish_session(ClientSessionFinishReason reason, std::optional<std::string> detail_text = std::nullopt,
+                            Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), nullptr, &detail::service_finish_session, holder_,
+                                         std::move(reason), std::move(detail_text));
+  }
+  template <class Token = default_token>
+  auto async_finish_session(ClientSessionFinishReason reason, std::optional<std::string> detail_text, diagnostics& diag,
+                            Token&& token = {}) const {
+    return detail::start<std::monostate>(std::forward<Token>(token), &diag, &detail::service_finish_session, holder_,
+                                         std::move(reason), std::move(detail_text));
+  }
+  ///@}
+
+  /// Copies the checkpoint at `path` (training or sampler weights, the caller's or, with
+  /// `options.weights_access_token`, someone else's) into a new training run of this client's
+  /// project, and completes with the copy's `tinker://` path (POST /api/v1/copy_weights,
+  /// `doc/service.md#copying-weights`). Storage is shared, no bytes are duplicated; the new run
+  /// cannot be trained on. One synchronous request, no future; it takes a number from the
+  /// session's training-client counter. A malformed path or `options.ttl_seconds` outside
+  /// 3600 s .. 10 years fails with invalid_argument before anything is sent.
+  ///@{
+  template <class Token = default_token>
+  auto async_copy_weights(std::string path, CopyWeightsOptions options = {}, Token&& token = {}) const {
+    return detail::start<std::string>(std::forward<Token>(token), nullptr, &detail::service_copy_weights, holder_,
+                                      std::move(path), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_copy_weights(std::string path, CopyWeightsOptions options, diagnostics& diag, Token&& token = {}) const {
+    return detail::start<std::string>(std::forward<Token>(token), &diag, &detail::service_copy_weights, holder_,
+                                      std::move(path), std::move(options));
   }
   ///@}
 
@@ -265,6 +360,9 @@ class ServiceClient {
 
  private:
   detail::HolderPtr holder_;
+  /// std::uncaught_exceptions() at construction: more at destruction means an exception is
+  /// unwinding through the client's scope, and the session is finished as `errored`.
+  int uncaught_at_construction_ = 0;
 };
 
 }  // namespace tinker

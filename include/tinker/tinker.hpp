@@ -12,6 +12,7 @@
 #include <tinker/future.hpp>
 #include <tinker/log.hpp>
 #include <tinker/losses.hpp>
+#include <tinker/model_name.hpp>
 #include <tinker/renderers.hpp>
 #include <tinker/rest_client.hpp>
 #include <tinker/sampling_client.hpp>

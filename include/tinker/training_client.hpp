@@ -6,11 +6,13 @@
 #include <tinker/future.hpp>
 #include <tinker/sampling_client.hpp>
 #include <tinker/types/datum.hpp>
+#include <tinker/types/external_weights.hpp>
 #include <tinker/types/telemetry.hpp>
 #include <tinker/types/training.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,8 +53,26 @@ class SaveStateOptions {
   explicit SaveStateOptions(std::optional<std::int64_t> ttl_seconds_, bool overwrite_ = false)
       : ttl_seconds(ttl_seconds_), overwrite(overwrite_) {}
 
-  std::optional<std::int64_t> ttl_seconds;  ///< lifetime in seconds; empty: kept until deleted
+  std::optional<std::int64_t> ttl_seconds;  ///< lifetime in seconds (3600 s .. 10 years); empty: kept until deleted
   bool overwrite = false;                   ///< replace an existing checkpoint of the same name
+  /// String pairs stored with the checkpoint (`doc/training.md#checkpoint-metadata`); empty: none
+  /// sent. With `overwrite`, the whole map replaces the old one, so none given deletes it.
+  std::optional<std::map<std::string, std::string>> user_metadata;
+};
+
+/// Options of TrainingClient::async_save_weights_for_sampler.
+class SaveWeightsForSamplerOptions {
+ public:
+  /// Kept until deleted, no metadata.
+  SaveWeightsForSamplerOptions() = default;
+  /// Expire after `ttl_seconds_` (3600 s .. 10 years; empty: never), with `user_metadata_`.
+  explicit SaveWeightsForSamplerOptions(std::optional<std::int64_t> ttl_seconds_,
+                                        std::optional<std::map<std::string, std::string>> user_metadata_ = std::nullopt)
+      : ttl_seconds(ttl_seconds_), user_metadata(std::move(user_metadata_)) {}
+
+  std::optional<std::int64_t> ttl_seconds;  ///< lifetime in seconds; empty: kept until deleted
+  /// String pairs stored with the checkpoint; empty: none sent.
+  std::optional<std::map<std::string, std::string>> user_metadata;
 };
 
 namespace detail {
@@ -65,18 +85,24 @@ void training_forward_backward(TrainingPtr t, ForwardBackwardInput input, diagno
                                Handler<Future<ForwardBackwardOutput>> h);
 void training_forward_backward_custom(TrainingPtr t, std::vector<Datum> data, CustomLossFunction loss, diagnostics* d,
                                       Handler<Future<ForwardBackwardOutput>> h);
-void training_optim_step(TrainingPtr t, AdamParams params, diagnostics* d, Handler<Future<OptimStepResponse>> h);
+void training_optim_step(TrainingPtr t, OptimParams params, diagnostics* d, Handler<Future<OptimStepResponse>> h);
 void training_save_state(TrainingPtr t, std::string name, SaveStateOptions options, diagnostics* d,
                          Handler<Future<SaveWeightsResponse>> h);
 void training_load_state(TrainingPtr t, std::string path, bool with_optimizer, std::optional<std::string> access_token,
                          diagnostics* d, Handler<Future<LoadWeightsResponse>> h);
-void training_save_weights_for_sampler(TrainingPtr t, std::string name, std::optional<std::int64_t> ttl_seconds,
+void training_save_weights_for_sampler(TrainingPtr t, std::string name, SaveWeightsForSamplerOptions options,
                                        diagnostics* d, Handler<Future<SaveWeightsForSamplerResponse>> h);
-void training_save_weights_and_get_sampling_client(TrainingPtr t, diagnostics* d, Handler<SamplingClient> h);
-void training_create_sampling_client(TrainingPtr t, std::string model_path, diagnostics* d, Handler<SamplingClient> h);
+void training_save_weights_and_get_sampling_client(TrainingPtr t, std::optional<std::map<std::string, std::string>> m,
+                                                   SamplingClientOptions o, diagnostics* d, Handler<SamplingClient> h);
+std::string training_console_url(const TrainingState& t);
+void training_save_weights_external(TrainingPtr t, std::string name, SaveWeightsExternalOptions options, diagnostics* d,
+                                    Handler<Future<SaveWeightsExternalResponse>> h);
+void training_create_sampling_client(TrainingPtr t, std::string model_path, SamplingClientOptions o, diagnostics* d,
+                                     Handler<SamplingClient> h);
 void training_get_info(TrainingPtr t, diagnostics* d, Handler<GetInfoResponse> h);
 void training_get_tokenizer(TrainingPtr t, diagnostics* d, Handler<std::shared_ptr<const Tokenizer>> h);
 const std::string& training_model_id(const TrainingState& t) noexcept;
+const OptimizerConfig& training_optimizer(const TrainingState& t) noexcept;
 TelemetryInfo training_telemetry(const TrainingState& t);
 }  // namespace detail
 
@@ -113,6 +139,14 @@ class TrainingClient {
 
   /// "<session_id>:train:<n>", also the training run id.
   const std::string& model_id() const noexcept { return detail::training_model_id(*state_); }
+
+  /// The training run's page in the Tinker console, `https://tinker.thinkingmachines.ai/training_runs/<model_id>`
+  /// (`doc/rest.md#console-urls`).
+  std::string console_url() const { return detail::training_console_url(*state_); }
+
+  /// The model's optimizer, fixed for this client's life (`doc/training.md#optimizers`): what the
+  /// client was created with, or for a full-state resume the checkpoint's.
+  const OptimizerConfig& optimizer() const noexcept { return detail::training_optimizer(*state_); }
 
   /// Whether telemetry is on, and the session and process ids it reports under
   /// (`doc/protocol.md#telemetry`). Any thread.
@@ -168,17 +202,20 @@ class TrainingClient {
   }
   ///@}
 
-  /// One AdamW step with the gradients accumulated since the last one, which are then cleared.
+  /// One optimizer step with the gradients accumulated since the last one, which are then
+  /// cleared. `params` must match optimizer(): AdamParams for AdamW, DimuonParams for Dimuon;
+  /// otherwise, or for DimuonParams a server of the 0.25 protocol cannot take, it fails with
+  /// errc::invalid_argument before anything is sent (`doc/training.md#optimizers`).
   ///@{
   template <class Token = default_token>
-  auto async_optim_step(AdamParams params, Token&& token = {}) const {
+  auto async_optim_step(OptimParams params, Token&& token = {}) const {
     return detail::start<Future<OptimStepResponse>>(std::forward<Token>(token), nullptr, &detail::training_optim_step,
-                                                    state_, params);
+                                                    state_, std::move(params));
   }
   template <class Token = default_token>
-  auto async_optim_step(AdamParams params, diagnostics& diag, Token&& token = {}) const {
+  auto async_optim_step(OptimParams params, diagnostics& diag, Token&& token = {}) const {
     return detail::start<Future<OptimStepResponse>>(std::forward<Token>(token), &diag, &detail::training_optim_step,
-                                                    state_, params);
+                                                    state_, std::move(params));
   }
   ///@}
 
@@ -223,16 +260,53 @@ class TrainingClient {
   template <class Token = default_token>
   auto async_save_weights_for_sampler(std::string name, std::optional<std::int64_t> ttl_seconds = std::nullopt,
                                       Token&& token = {}) const {
-    return detail::start<Future<SaveWeightsForSamplerResponse>>(std::forward<Token>(token), nullptr,
-                                                                &detail::training_save_weights_for_sampler, state_,
-                                                                std::move(name), ttl_seconds);
+    return detail::start<Future<SaveWeightsForSamplerResponse>>(
+        std::forward<Token>(token), nullptr, &detail::training_save_weights_for_sampler, state_, std::move(name),
+        SaveWeightsForSamplerOptions(ttl_seconds));
   }
   template <class Token = default_token>
   auto async_save_weights_for_sampler(std::string name, std::optional<std::int64_t> ttl_seconds, diagnostics& diag,
                                       Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsForSamplerResponse>>(
+        std::forward<Token>(token), &diag, &detail::training_save_weights_for_sampler, state_, std::move(name),
+        SaveWeightsForSamplerOptions(ttl_seconds));
+  }
+  /// With a lifetime and user_metadata (`doc/training.md#checkpoint-metadata`).
+  template <class Token = default_token>
+  auto async_save_weights_for_sampler(std::string name, SaveWeightsForSamplerOptions options,
+                                      Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsForSamplerResponse>>(std::forward<Token>(token), nullptr,
+                                                                &detail::training_save_weights_for_sampler, state_,
+                                                                std::move(name), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_save_weights_for_sampler(std::string name, SaveWeightsForSamplerOptions options, diagnostics& diag,
+                                      Token&& token = {}) const {
     return detail::start<Future<SaveWeightsForSamplerResponse>>(std::forward<Token>(token), &diag,
                                                                 &detail::training_save_weights_for_sampler, state_,
-                                                                std::move(name), ttl_seconds);
+                                                                std::move(name), std::move(options));
+  }
+  ///@}
+
+  /// Exports the weights in an external (Hugging Face PEFT) format as
+  /// `tinker://<model_id>/external_weights/<name>`, listed and deleted like any checkpoint; fetch
+  /// the files with RestClient::async_download_external_weights (`doc/training.md#external-weights`).
+  /// Ordered like every operation. `options.ttl_seconds` outside 3600 s .. 10 years or an empty
+  /// recipient list fails with invalid_argument, naming the field, before anything is sent.
+  ///@{
+  template <class Token = default_token>
+  auto async_save_weights_external(std::string name, SaveWeightsExternalOptions options = {},
+                                   Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsExternalResponse>>(std::forward<Token>(token), nullptr,
+                                                              &detail::training_save_weights_external, state_,
+                                                              std::move(name), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_save_weights_external(std::string name, SaveWeightsExternalOptions options, diagnostics& diag,
+                                   Token&& token = {}) const {
+    return detail::start<Future<SaveWeightsExternalResponse>>(std::forward<Token>(token), &diag,
+                                                              &detail::training_save_weights_external, state_,
+                                                              std::move(name), std::move(options));
   }
   ///@}
 
@@ -242,12 +316,59 @@ class TrainingClient {
   template <class Token = default_token>
   auto async_save_weights_and_get_sampling_client(Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr,
-                                         &detail::training_save_weights_and_get_sampling_client, state_);
+                                         &detail::training_save_weights_and_get_sampling_client, state_,
+                                         std::optional<std::map<std::string, std::string>>(), SamplingClientOptions());
   }
   template <class Token = default_token>
   auto async_save_weights_and_get_sampling_client(diagnostics& diag, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag,
-                                         &detail::training_save_weights_and_get_sampling_client, state_);
+                                         &detail::training_save_weights_and_get_sampling_client, state_,
+                                         std::optional<std::map<std::string, std::string>>(), SamplingClientOptions());
+  }
+  /// With `user_metadata` sent on the ephemeral save.
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(std::map<std::string, std::string> user_metadata,
+                                                  Token&& token = {}) const {
+    return detail::start<SamplingClient>(
+        std::forward<Token>(token), nullptr, &detail::training_save_weights_and_get_sampling_client, state_,
+        std::optional<std::map<std::string, std::string>>(std::move(user_metadata)), SamplingClientOptions());
+  }
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(std::map<std::string, std::string> user_metadata, diagnostics& diag,
+                                                  Token&& token = {}) const {
+    return detail::start<SamplingClient>(
+        std::forward<Token>(token), &diag, &detail::training_save_weights_and_get_sampling_client, state_,
+        std::optional<std::map<std::string, std::string>>(std::move(user_metadata)), SamplingClientOptions());
+  }
+  /// With the sampler's settings (SamplingClientOptions: retry settings, record_stability_info).
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(SamplingClientOptions options, Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), nullptr,
+                                         &detail::training_save_weights_and_get_sampling_client, state_,
+                                         std::optional<std::map<std::string, std::string>>(), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(SamplingClientOptions options, diagnostics& diag,
+                                                  Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), &diag,
+                                         &detail::training_save_weights_and_get_sampling_client, state_,
+                                         std::optional<std::map<std::string, std::string>>(), std::move(options));
+  }
+  /// With `user_metadata` sent on the ephemeral save and the sampler's settings.
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(std::map<std::string, std::string> user_metadata,
+                                                  SamplingClientOptions options, Token&& token = {}) const {
+    return detail::start<SamplingClient>(
+        std::forward<Token>(token), nullptr, &detail::training_save_weights_and_get_sampling_client, state_,
+        std::optional<std::map<std::string, std::string>>(std::move(user_metadata)), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_save_weights_and_get_sampling_client(std::map<std::string, std::string> user_metadata,
+                                                  SamplingClientOptions options, diagnostics& diag,
+                                                  Token&& token = {}) const {
+    return detail::start<SamplingClient>(
+        std::forward<Token>(token), &diag, &detail::training_save_weights_and_get_sampling_client, state_,
+        std::optional<std::map<std::string, std::string>>(std::move(user_metadata)), std::move(options));
   }
   ///@}
 
@@ -256,12 +377,24 @@ class TrainingClient {
   template <class Token = default_token>
   auto async_create_sampling_client(std::string model_path, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::training_create_sampling_client,
-                                         state_, std::move(model_path));
+                                         state_, std::move(model_path), SamplingClientOptions());
   }
   template <class Token = default_token>
   auto async_create_sampling_client(std::string model_path, diagnostics& diag, Token&& token = {}) const {
     return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::training_create_sampling_client,
-                                         state_, std::move(model_path));
+                                         state_, std::move(model_path), SamplingClientOptions());
+  }
+  /// With the sampler's settings (SamplingClientOptions: retry settings, record_stability_info).
+  template <class Token = default_token>
+  auto async_create_sampling_client(std::string model_path, SamplingClientOptions options, Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), nullptr, &detail::training_create_sampling_client,
+                                         state_, std::move(model_path), std::move(options));
+  }
+  template <class Token = default_token>
+  auto async_create_sampling_client(std::string model_path, SamplingClientOptions options, diagnostics& diag,
+                                    Token&& token = {}) const {
+    return detail::start<SamplingClient>(std::forward<Token>(token), &diag, &detail::training_create_sampling_client,
+                                         state_, std::move(model_path), std::move(options));
   }
   ///@}
 

@@ -74,7 +74,8 @@ struct LoraAdapterOptions {
   std::filesystem::path adapter_dir;     ///< adapter_model.safetensors + adapter_config.json (Tinker's names)
   std::filesystem::path base_model_dir;  ///< config.json + safetensors (headers only are read)
   std::filesystem::path output_dir;      ///< must not exist
-  /// `base_model_name_or_path` in adapter_config.json ("Qwen/Qwen3-8B"); empty: the directory.
+  /// `base_model_name_or_path` in adapter_config.json ("Qwen/Qwen3-8B"; a Tinker name's
+  /// ":peft:<context length>" is dropped, `model_lookup_name`); empty: the directory.
   std::string base_model_name;
   ProgressCallback progress;  ///< optional
 };
@@ -109,7 +110,8 @@ struct GgufAdapterOptions {
   /// Element type of the LoRA tensors: "f32", "f16" (default) or "bf16".
   std::string out_type = "f16";
   /// The base model's name for general.name ("<name> LoRA") and general.base_model.0.name
-  /// ("meta-llama/Llama-3.2-1B"); empty: config.json's "_name_or_path", else the directory's name.
+  /// ("meta-llama/Llama-3.2-1B"; a ":suffix" is dropped as in LoraAdapterOptions); empty:
+  /// config.json's "_name_or_path", else the directory's name.
   std::string base_model_name;
   ProgressCallback progress;  ///< optional
 };

@@ -185,6 +185,13 @@ awaitable<error_code> session_heartbeat(http::HttpClient& client, const SessionH
   co_return co_await call_ignoring_body(client, std::move(http_request), diag, RetryPlan(0, nullptr));
 }
 
+awaitable<error_code> finish_session(http::HttpClient& client, const FinishSessionRequest& request, diagnostics& diag,
+                                     CallRetrySettings call_retry, bool retry_call) {
+  http::Request http_request = json_post(path_of(paths::finish_session), PoolKind::session, to_json(request));
+  const RetryPlan plan(retry_call ? std::nullopt : std::optional<int>(0), retry_call ? &call_retry : nullptr);
+  co_return co_await call_ignoring_body(client, std::move(http_request), diag, plan);
+}
+
 awaitable<error_code> create_sampling_session(http::HttpClient& client, const CreateSamplingSessionRequest& request,
                                               CreateSamplingSessionResponse& out, diagnostics& diag) {
   http::Request http_request = json_post(path_of(paths::create_sampling_session), PoolKind::session, to_json(request));
@@ -197,6 +204,12 @@ awaitable<error_code> get_server_capabilities(http::HttpClient& client, GetServe
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
 }
 
+awaitable<error_code> get_server_capabilities_once(http::HttpClient& client, GetServerCapabilitiesResponse& out,
+                                                   diagnostics& diag) {
+  http::Request http_request = make_request(Method::get, path_of(paths::get_server_capabilities), PoolKind::training);
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(0, nullptr));
+}
+
 awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& request, GetInfoResponse& out,
                                diagnostics& diag, CallRetrySettings call_retry, bool retry_call) {
   http::Request http_request = json_post(path_of(paths::get_info), PoolKind::training, to_json(request));
@@ -207,6 +220,12 @@ awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& r
 awaitable<error_code> weights_info(http::HttpClient& client, const WeightsInfoRequest& request,
                                    WeightsInfoResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   http::Request http_request = json_post(path_of(paths::weights_info), PoolKind::training, to_json(request));
+  co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
+}
+
+awaitable<error_code> copy_weights(http::HttpClient& client, const CopyWeightsRequest& request,
+                                   CopyWeightsResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
+  http::Request http_request = json_post(path_of(paths::copy_weights), PoolKind::training, to_json(request));
   co_return co_await call_json(client, std::move(http_request), out, diag, RetryPlan(std::nullopt, &call_retry));
 }
 
@@ -286,6 +305,14 @@ awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const S
                                    RetryPlan(0, &call_retry));
 }
 
+awaitable<error_code> save_weights_external(http::HttpClient& client, const SaveWeightsExternalRequest& request,
+                                            UntypedAPIFuture& ticket, diagnostics& diag, CallRetrySettings call_retry) {
+  // As the other saves: no blind transport retry of a non-idempotent save; the call retries
+  // re-send the same seq_id, which the server dedupes (doc/training.md#operations).
+  co_return co_await submit_future(client, path_of(paths::save_weights_external), request, ticket, diag,
+                                   RetryPlan(0, &call_retry));
+}
+
 namespace {
 
 // The outcome of a call refused before anything was sent.
@@ -296,7 +323,7 @@ awaitable<CallOutcome> refused_call(error_code ec) {
 }  // namespace
 
 awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
-                               diagnostics& diag, CallRetrySettings call_retry) {
+                               diagnostics& diag, CallRetrySettings&& call_retry) {
   std::string body;
   const auto encode = [&] {
     // A sample body with a short prompt takes 300-500 bytes: one allocation, not three.
@@ -309,12 +336,14 @@ awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& re
   http::Request http_request = json_post(path_of(paths::asample), PoolKind::sampling, std::move(body));
   // doc/protocol.md#headers, doc/sampling.md#backpressure-and-retries: this client handles 429 backpressure itself.
   http_request.headers.emplace_back(http::HeaderName("X-Tinker-Sampling-Backpressure"), "1");
-  // Call retries only (no transport retries). send() copies the settings into the call's frame, and the
-  // decoder writes to the caller's ticket.
+  // Call retries only (no transport retries), as send() with RetryPlan(0, ...) does, but the settings are moved into
+  // the call's frame rather than copied (three std::function copies and destructions less per sample). The decoder
+  // writes to the caller's ticket.
   call_retry.accept = [&ticket](const http::Response& response, diagnostics& decode_diag) {
     return decode_json_response(response, ticket, decode_diag);
   };
-  return send(client, std::move(http_request), diag, RetryPlan(0, &call_retry));
+  http_request.max_retries = 0;
+  return execute_with_retries(client, std::move(http_request), diag, std::move(call_retry));
 }
 
 }  // namespace tinker::api

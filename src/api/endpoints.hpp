@@ -41,10 +41,17 @@ awaitable<error_code> create_session(http::HttpClient& client, const CreateSessi
                                      CreateSessionResponse& out, diagnostics& diag);
 awaitable<error_code> session_heartbeat(http::HttpClient& client, const SessionHeartbeatRequest& request,
                                         diagnostics& diag);
+/// `retry_call` false at shutdown, where one bounded attempt is all there is time for.
+awaitable<error_code> finish_session(http::HttpClient& client, const FinishSessionRequest& request, diagnostics& diag,
+                                     CallRetrySettings call_retry, bool retry_call = true);
 awaitable<error_code> create_sampling_session(http::HttpClient& client, const CreateSamplingSessionRequest& request,
                                               CreateSamplingSessionResponse& out, diagnostics& diag);
 awaitable<error_code> get_server_capabilities(http::HttpClient& client, GetServerCapabilitiesResponse& out,
                                               diagnostics& diag, CallRetrySettings call_retry);
+/// get_server_capabilities sent exactly once: no transport retry, no call retry, no billing pause
+/// (ServiceClient::async_check_access: a 402 or 401 is reported at once).
+awaitable<error_code> get_server_capabilities_once(http::HttpClient& client, GetServerCapabilitiesResponse& out,
+                                                   diagnostics& diag);
 /// `retry_call` false for the internal call of get_tokenizer (doc/protocol.md#endpoints footnote).
 awaitable<error_code> get_info(http::HttpClient& client, const GetInfoRequest& request, GetInfoResponse& out,
                                diagnostics& diag, CallRetrySettings call_retry, bool retry_call = true);
@@ -52,6 +59,10 @@ awaitable<error_code> weights_info(http::HttpClient& client, const WeightsInfoRe
                                    WeightsInfoResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> get_sampler(http::HttpClient& client, const std::string& sampler_id, GetSamplerResponse& out,
                                   diagnostics& diag, CallRetrySettings call_retry);
+/// POST /api/v1/copy_weights: synchronous (the answer is the copy, no future). Retried like the
+/// others: a re-send carries the same model_seq_id, which the server dedupes on.
+awaitable<error_code> copy_weights(http::HttpClient& client, const CopyWeightsRequest& request,
+                                   CopyWeightsResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> telemetry(http::HttpClient& client, const TelemetryRequest& request, diagnostics& diag);
 
 // Future endpoints: complete with the ticket.
@@ -69,11 +80,14 @@ awaitable<error_code> load_weights(http::HttpClient& client, const LoadWeightsRe
 awaitable<error_code> save_weights_for_sampler(http::HttpClient& client, const SaveWeightsForSamplerRequest& request,
                                                UntypedAPIFuture& ticket, diagnostics& diag,
                                                CallRetrySettings call_retry);
+awaitable<error_code> save_weights_external(http::HttpClient& client, const SaveWeightsExternalRequest& request,
+                                            UntypedAPIFuture& ticket, diagnostics& diag, CallRetrySettings call_retry);
 /// The sample submit, on the hot path of every sample: not a coroutine itself, it encodes the body
 /// and returns the retried call's awaitable, which owns everything it needs (one coroutine frame
 /// of about 1.2 KB less per sample). `ticket` is filled when the outcome's code is success; the
-/// response is the last answer's.
+/// response is the last answer's. `call_retry` is moved into the call (taken by reference so that the
+/// caller's coroutine frame holds no second copy of it).
 awaitable<CallOutcome> asample(http::HttpClient& client, const SampleRequest& request, UntypedAPIFuture& ticket,
-                               diagnostics& diag, CallRetrySettings call_retry);
+                               diagnostics& diag, CallRetrySettings&& call_retry);
 
 }  // namespace tinker::api

@@ -273,6 +273,12 @@ awaitable<error_code> list_sessions(http::HttpClient& client, const ListSessions
   co_return co_await call_json(client, std::move(request), out, diag, call_retry);
 }
 
+awaitable<error_code> search_sessions(http::HttpClient& client, const SessionSearchRequest& request,
+                                      SessionSearchResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
+  http::Request http_request = json_request(Method::post, std::string(paths::sessions_search.full()), to_json(request));
+  co_return co_await call_json(client, std::move(http_request), out, diag, call_retry);
+}
+
 awaitable<error_code> get_session(http::HttpClient& client, const std::string& session_id, AccessScope scope,
                                   GetSessionResponse& out, diagnostics& diag, CallRetrySettings call_retry) {
   QueryString query;
@@ -318,6 +324,23 @@ awaitable<error_code> billing_usage(http::HttpClient& client, Timestamp starting
   query.add("starting_on", format_timestamp(starting_on)).add("ending_before", format_timestamp(ending_before));
   http::Request request = get_request(std::string(paths::billing_usage.full()), query);
   co_return co_await call_json(client, std::move(request), out, diag, call_retry);
+}
+
+awaitable<error_code> search_checkpoints(http::HttpClient& client, const CheckpointSearchRequest& request,
+                                         CheckpointSearchResponse& out, diagnostics& diag,
+                                         CallRetrySettings call_retry) {
+  http::Request http_request =
+      json_request(Method::post, std::string(paths::checkpoints_search.full()), to_json(request));
+  co_return co_await call_json(client, std::move(http_request), out, diag, std::move(call_retry));
+}
+
+awaitable<error_code> checkpoint_storage_usage(http::HttpClient& client, const std::optional<std::string>& project_id,
+                                               CheckpointStorageUsageResponse& out, diagnostics& diag,
+                                               CallRetrySettings call_retry) {
+  QueryString query;
+  if (project_id) query.add("project_id", *project_id);
+  http::Request request = get_request(std::string(paths::checkpoint_storage_usage.full()), query);
+  co_return co_await call_json(client, std::move(request), out, diag, std::move(call_retry));
 }
 
 }  // namespace tinker::api

@@ -68,6 +68,9 @@ awaitable<error_code> checkpoint_archive_url(http::HttpClient& client, const std
                                              CallRetrySettings call_retry);
 awaitable<error_code> list_sessions(http::HttpClient& client, const ListSessionsOptions& options,
                                     ListSessionsResponse& out, diagnostics& diag, CallRetrySettings call_retry);
+/// POST /api/v1/sessions/search (doc/rest.md#search-sessions).
+awaitable<error_code> search_sessions(http::HttpClient& client, const SessionSearchRequest& request,
+                                      SessionSearchResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> get_session(http::HttpClient& client, const std::string& session_id, AccessScope scope,
                                   GetSessionResponse& out, diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> assign_session_project(http::HttpClient& client, const std::string& session_id,
@@ -81,6 +84,14 @@ awaitable<error_code> audit_log(http::HttpClient& client, const AuditLogOptions&
                                 diagnostics& diag, CallRetrySettings call_retry);
 awaitable<error_code> billing_usage(http::HttpClient& client, Timestamp starting_on, Timestamp ending_before,
                                     BillingUsageResponse& out, diagnostics& diag, CallRetrySettings call_retry);
+/// POST /api/v1/checkpoints/search with the request as its JSON body (a read: retried like a GET).
+awaitable<error_code> search_checkpoints(http::HttpClient& client, const CheckpointSearchRequest& request,
+                                         CheckpointSearchResponse& out, diagnostics& diag,
+                                         CallRetrySettings call_retry);
+/// GET /api/v1/billing/usage/checkpoints/current[?project_id=...].
+awaitable<error_code> checkpoint_storage_usage(http::HttpClient& client, const std::optional<std::string>& project_id,
+                                               CheckpointStorageUsageResponse& out, diagnostics& diag,
+                                               CallRetrySettings call_retry);
 
 /// "?name=value&..." with percent-encoded values (for tests and the functions above).
 class QueryString {

@@ -166,7 +166,10 @@ void set_cancelled(CallOutcome& outcome) {
 
 }  // namespace
 
-// One coroutine per call, holding one outcome: what does not suspend is in judge_attempt.
+// One coroutine per call, holding one outcome: what does not suspend is in judge_attempt. The outcome is the
+// attempt's own variable, initialised by the co_await (an outcome declared outside the loop and assigned from it
+// would be a second CallOutcome in the frame: 1056 bytes, above glibc's small bins, where 1000 is under them;
+// doc/performance.md#samplingclient).
 asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http::Request request, diagnostics& diag,
                                                   CallRetrySettings settings) {
   if (request.method != http::Method::get && request.idempotency_key.empty()) {
@@ -176,22 +179,20 @@ asio::awaitable<CallOutcome> execute_with_retries(http::HttpClient& client, http
   const auto start = client.clock().now();
   int failures = 0;
   int unreadable = 0;
-  CallOutcome outcome;
   for (;;) {
-    outcome = co_await start_attempt(client, request, diag, settings);
+    CallOutcome outcome = co_await start_attempt(client, request, diag, settings);
     const Verdict verdict = judge_attempt(client, request, diag, settings, outcome, start, failures, unreadable);
-    if (verdict.finished) break;
+    if (verdict.finished) co_return std::move(outcome);
     const bool interrupted = static_cast<bool>(co_await http::sleep_for(client.clock(), verdict.delay));
     if (verdict.billing_pause_observer != nullptr) {
       report_billing_pause_over(*verdict.billing_pause_observer, request, verdict.delay);
     }
     if (interrupted) {
       set_cancelled(outcome);
-      break;
+      co_return std::move(outcome);
     }
     client.tally().note_retry();
   }
-  co_return std::move(outcome);
 }
 
 }  // namespace tinker::api

@@ -6,6 +6,7 @@
 #include "core/redaction.hpp"
 
 #include <tinker/config.hpp>
+#include <tinker/credentials.hpp>
 #include <tinker/error.hpp>
 
 #include <boost/url/parse.hpp>
@@ -59,7 +60,7 @@ bool has_control_char(std::string_view text) noexcept {
 // ---- Messages that may show a (non-secret) value --------------------------------------------
 
 // Quotes a value for a message; control bytes are escaped so a value cannot forge log lines.
-std::string quoted(std::string_view value) {
+std::string quoted_value(std::string_view value) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out = "'";
   for (char c : value) {
@@ -118,7 +119,7 @@ std::string base_url_problem(std::string_view text) {
 
 void check_base_url(std::string_view url, std::string_view name) {
   if (auto problem = base_url_problem(url); !problem.empty()) {
-    fail(std::string(name) + " " + problem + ", got " + quoted(redact_url_userinfo(url)));
+    fail(std::string(name) + " " + problem + ", got " + quoted_value(redact_url_userinfo(url)));
   }
 }
 
@@ -138,7 +139,7 @@ LogLevel parse_log_level(std::string_view text) {
   if (value == "warning" || value == "warn") return LogLevel::warning;
   if (value == "info") return LogLevel::info;
   if (value == "debug") return LogLevel::debug;
-  fail(std::string("TINKER_LOG must be one of ") + log_level_values + ", got " + quoted(text));
+  fail(std::string("TINKER_LOG must be one of ") + log_level_values + ", got " + quoted_value(text));
 }
 
 // Deliberately stricter than the Python SDK, which treats every value outside 1/true/yes/on as
@@ -147,7 +148,7 @@ bool parse_telemetry(std::string_view text) {
   const std::string value = to_lower_ascii(trim(text));
   if (value == "1" || value == "true" || value == "yes" || value == "on") return true;
   if (value == "0" || value == "false" || value == "no" || value == "off") return false;
-  fail(std::string("TINKER_TELEMETRY must be one of ") + telemetry_values + ", got " + quoted(text));
+  fail(std::string("TINKER_TELEMETRY must be one of ") + telemetry_values + ", got " + quoted_value(text));
 }
 
 // The Python SDK uses a set (order lost); we keep first-seen order so sessions are reproducible.
@@ -180,6 +181,28 @@ void read_connection(const ClientOptions::EnvLookup& env, ClientOptions& options
     options.cloudflare_access_client_secret = Secret(std::move(*secret));
   }
   if (auto ca_file = lookup(env, "SSL_CERT_FILE")) options.tls.ca_file = std::move(ca_file);
+}
+
+// The lowest-priority credential (doc/service.md#stored-credentials): the credentials file's
+// default key, read only when neither TINKER_API_KEY nor TINKER_CREDENTIAL_CMD is set, so a
+// damaged file cannot stand in the way of a key given in the environment.
+void read_stored_key(const ClientOptions::EnvLookup& env, ClientOptions& options) {
+  if (!options.api_key.empty() || options.credential_command) return;
+  const std::optional<std::filesystem::path> path = CredentialStore::default_path(env);
+  if (!path) return;
+  CredentialStore store;
+  try {
+    store = CredentialStore::load(*path);
+  } catch (const error& e) {
+    fail(e.diag().message);  // names the file and what is wrong, never its content
+  }
+  const StoredCredential* stored = store.default_credential();
+  if (stored == nullptr) return;
+  if (stored->key.empty()) fail("credentials file " + path->string() + ": the default record has no key");
+  if (const char* problem = api_key_problem(stored->key.reveal())) {
+    fail("credentials file " + path->string() + ": the default key " + problem);
+  }
+  options.api_key = stored->key;
 }
 
 void read_session(const ClientOptions::EnvLookup& env, ClientOptions& options) {
@@ -305,6 +328,7 @@ ClientOptions ClientOptions::from_environment(const EnvLookup& env) {
   ClientOptions options;
   read_api_key(env, options);
   read_connection(env, options);
+  read_stored_key(env, options);
   read_session(env, options);
   return options;
 }

@@ -7,6 +7,7 @@
 #include "renderers/families.hpp"
 
 #include <tinker/error.hpp>
+#include <tinker/model_name.hpp>
 
 #include <algorithm>
 #include <array>
@@ -102,7 +103,7 @@ Names split_names(std::string_view list) {
 
 std::vector<std::string> recommended_renderers(std::string_view model_name) {
   // ":peft:<context length>" (the long-context variants) and any other suffix name the same model.
-  const std::string_view model = model_name.substr(0, model_name.find(':'));
+  const std::string_view model = model_lookup_name(model_name);
   for (const KnownModel& known : known_models) {
     if (known.name == model) return split_names(known.renderers);
   }

@@ -265,6 +265,91 @@ DownloadResult RestClient::download_url(std::string url, std::filesystem::path f
   return value_or_throw(try_download_url(std::move(url), std::move(file), std::move(options)));
 }
 
+Result<ExternalWeightsUrlsResponse> RestClient::try_get_external_weights_urls(std::string tinker_path) const {
+  using T = ExternalWeightsUrlsResponse;
+  return call_blocking<T>(runtime_, "RestClient::get_external_weights_urls",
+                          [&](diagnostics& diag, PromiseHandler<T> handler) {
+                            client_->async_get_external_weights_urls(std::move(tinker_path), diag, std::move(handler));
+                          });
+}
+
+ExternalWeightsUrlsResponse RestClient::get_external_weights_urls(std::string tinker_path) const {
+  return value_or_throw(try_get_external_weights_urls(std::move(tinker_path)));
+}
+
+Result<DownloadResult> RestClient::try_download_external_weights(std::string tinker_path,
+                                                                 DownloadOptions options) const {
+  using T = DownloadResult;
+  return call_blocking<T>(
+      runtime_, "RestClient::download_external_weights", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_->async_download_external_weights(std::move(tinker_path), std::move(options), diag, std::move(handler));
+      });
+}
+
+DownloadResult RestClient::download_external_weights(std::string tinker_path, DownloadOptions options) const {
+  return value_or_throw(try_download_external_weights(std::move(tinker_path), std::move(options)));
+}
+
+Result<ExternalWeightsUploadStartResponse> RestClient::try_external_weights_upload_start(
+    ExternalWeightsUploadStartRequest request) const {
+  using T = ExternalWeightsUploadStartResponse;
+  return call_blocking<T>(runtime_, "RestClient::external_weights_upload_start",
+                          [&](diagnostics& diag, PromiseHandler<T> handler) {
+                            client_->async_external_weights_upload_start(std::move(request), diag, std::move(handler));
+                          });
+}
+
+ExternalWeightsUploadStartResponse RestClient::external_weights_upload_start(
+    ExternalWeightsUploadStartRequest request) const {
+  return value_or_throw(try_external_weights_upload_start(std::move(request)));
+}
+
+Result<std::monostate> RestClient::try_external_weights_upload_put(ExternalWeightsUploadUrl target,
+                                                                   std::filesystem::path file,
+                                                                   ExternalWeightsPutOptions options) const {
+  using T = std::monostate;
+  return call_blocking<T>(runtime_, "RestClient::external_weights_upload_put",
+                          [&](diagnostics& diag, PromiseHandler<T> handler) {
+                            client_->async_external_weights_upload_put(std::move(target), std::move(file),
+                                                                       std::move(options), diag, std::move(handler));
+                          });
+}
+
+void RestClient::external_weights_upload_put(ExternalWeightsUploadUrl target, std::filesystem::path file,
+                                             ExternalWeightsPutOptions options) const {
+  static_cast<void>(
+      value_or_throw(try_external_weights_upload_put(std::move(target), std::move(file), std::move(options))));
+}
+
+Result<ExternalWeightsUploadFinishResponse> RestClient::try_external_weights_upload_finish(
+    std::string upload_id) const {
+  using T = ExternalWeightsUploadFinishResponse;
+  return call_blocking<T>(
+      runtime_, "RestClient::external_weights_upload_finish", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_->async_external_weights_upload_finish(std::move(upload_id), diag, std::move(handler));
+      });
+}
+
+ExternalWeightsUploadFinishResponse RestClient::external_weights_upload_finish(std::string upload_id) const {
+  return value_or_throw(try_external_weights_upload_finish(std::move(upload_id)));
+}
+
+Result<ExternalWeightsUploadFinishResponse> RestClient::try_upload_external_weights(
+    std::filesystem::path dir, ExternalWeightsUploadStartRequest request, ExternalWeightsUploadOptions options) const {
+  using T = ExternalWeightsUploadFinishResponse;
+  return call_blocking<T>(runtime_, "RestClient::upload_external_weights",
+                          [&](diagnostics& diag, PromiseHandler<T> handler) {
+                            client_->async_upload_external_weights(std::move(dir), std::move(request),
+                                                                   std::move(options), diag, std::move(handler));
+                          });
+}
+
+ExternalWeightsUploadFinishResponse RestClient::upload_external_weights(std::filesystem::path dir,
+                                                                        ExternalWeightsUploadStartRequest request,
+                                                                        ExternalWeightsUploadOptions options) const {
+  return value_or_throw(try_upload_external_weights(std::move(dir), std::move(request), std::move(options)));
+}
+
 Result<WeightsInfoResponse> RestClient::try_get_weights_info_from_tinker_path(std::string tinker_path) const {
   using T = WeightsInfoResponse;
   return call_blocking<T>(
@@ -297,6 +382,43 @@ Result<std::vector<std::string>> RestClient::try_list_all_sessions(ListAllOption
 
 std::vector<std::string> RestClient::list_all_sessions(ListAllOptions options) const {
   return value_or_throw(try_list_all_sessions(std::move(options)));
+}
+
+Result<SessionSearchResponse> RestClient::try_search_sessions(SessionSearchRequest request) const {
+  using T = SessionSearchResponse;
+  return call_blocking<T>(runtime_, "RestClient::search_sessions", [&](diagnostics& diag, PromiseHandler<T> handler) {
+    client_->async_search_sessions(std::move(request), diag, std::move(handler));
+  });
+}
+
+SessionSearchResponse RestClient::search_sessions(SessionSearchRequest request) const {
+  return value_or_throw(try_search_sessions(std::move(request)));
+}
+
+Result<std::vector<SessionSummary>> RestClient::try_search_all_sessions(SessionSearchRequest request,
+                                                                        std::int64_t max_pages) const {
+  using T = std::vector<SessionSummary>;
+  return call_blocking<T>(runtime_, "RestClient::search_all_sessions",
+                          [&](diagnostics& diag, PromiseHandler<T> handler) {
+                            client_->async_search_all_sessions(std::move(request), max_pages, diag, std::move(handler));
+                          });
+}
+
+std::vector<SessionSummary> RestClient::search_all_sessions(SessionSearchRequest request,
+                                                            std::int64_t max_pages) const {
+  return value_or_throw(try_search_all_sessions(std::move(request), max_pages));
+}
+
+Result<void> RestClient::try_finish_session(FinishSessionRequest request) const {
+  using T = std::monostate;
+  return without_value(
+      call_blocking<T>(runtime_, "RestClient::finish_session", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_->async_finish_session(std::move(request), diag, std::move(handler));
+      }));
+}
+
+void RestClient::finish_session(FinishSessionRequest request) const {
+  value_or_throw(try_finish_session(std::move(request)));
 }
 
 Result<GetSessionResponse> RestClient::try_get_session(std::string session_id, AccessScope scope) const {

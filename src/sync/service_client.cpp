@@ -5,6 +5,9 @@
 #include "sync/blocking.hpp"
 #include "sync/runtime.hpp"
 
+#include <exception>
+#include <variant>
+
 namespace tinker::sync {
 
 using detail::call_blocking;
@@ -12,13 +15,38 @@ using detail::PromiseHandler;
 using detail::value_or_throw;
 
 ServiceClient::ServiceClient(ServiceClientOptions options)
-    : runtime_(std::make_shared<detail::Runtime>(std::move(options))) {}
+    : runtime_(std::make_shared<detail::Runtime>(std::move(options))),
+      uncaught_at_construction_(std::uncaught_exceptions()) {}
 
-ServiceClient::ServiceClient() : runtime_(std::make_shared<detail::Runtime>()) {}
+ServiceClient::ServiceClient()
+    : runtime_(std::make_shared<detail::Runtime>()), uncaught_at_construction_(std::uncaught_exceptions()) {}
 
-ServiceClient::~ServiceClient() = default;
+ServiceClient::~ServiceClient() {
+  // doc/service.md#finishing-a-session: destroyed by an exception, the session ends `errored`. Posted
+  // before the runtime's own shutdown (which the last sync object posts), so it is seen first.
+  if (runtime_ && std::uncaught_exceptions() > uncaught_at_construction_) {
+    tinker::detail::set_shutdown_finish_reason(runtime_->service().holder(),
+                                               ClientSessionFinishReason(ClientSessionFinishReason::Kind::errored));
+  }
+}
 ServiceClient::ServiceClient(ServiceClient&&) noexcept = default;
 ServiceClient& ServiceClient::operator=(ServiceClient&&) noexcept = default;
+
+Result<void> ServiceClient::try_finish_session(ClientSessionFinishReason reason,
+                                               std::optional<std::string> detail) const {
+  using T = std::monostate;
+  auto done =
+      call_blocking<T>(runtime_, "ServiceClient::finish_session", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        runtime_->service().async_finish_session(std::move(reason), std::move(detail), diag, std::move(handler));
+      });
+  if (done.has_error()) return Result<void>(boost::system::in_place_error, done.error());
+  return Result<void>();
+}
+
+void ServiceClient::finish_session(ClientSessionFinishReason reason, std::optional<std::string> detail) const {
+  Result<void> done = try_finish_session(std::move(reason), std::move(detail));
+  if (done.has_error()) done.error().raise();
+}
 
 std::string ServiceClient::session_id() const {
   return detail::checked(runtime_, "ServiceClient::session_id").service().session_id();
@@ -50,6 +78,18 @@ Result<GetServerCapabilitiesResponse> ServiceClient::try_get_server_capabilities
 
 GetServerCapabilitiesResponse ServiceClient::get_server_capabilities() const {
   return value_or_throw(try_get_server_capabilities());
+}
+
+Result<GetServerCapabilitiesResponse> ServiceClient::try_check_access() const {
+  using T = GetServerCapabilitiesResponse;
+  return call_blocking<T>(runtime_, "ServiceClient::check_access",
+                          [this](diagnostics& diag, PromiseHandler<T> handler) {
+                            runtime_->service().async_check_access(diag, std::move(handler));
+                          });
+}
+
+GetServerCapabilitiesResponse ServiceClient::check_access() const {
+  return value_or_throw(try_check_access());
 }
 
 Result<TrainingClient> ServiceClient::try_create_lora_training_client(LoraTrainingOptions options) const {
@@ -108,11 +148,17 @@ Result<SamplingClient> ServiceClient::try_create_sampling_client(SamplingSource 
 
 Result<SamplingClient> ServiceClient::try_create_sampling_client(SamplingSource source,
                                                                  SamplingRetryConfig retry) const {
+  return try_create_sampling_client(std::move(source), SamplingClientOptions(std::move(retry)));
+}
+
+Result<SamplingClient> ServiceClient::try_create_sampling_client(SamplingSource source,
+                                                                 SamplingClientOptions options) const {
   using T = tinker::SamplingClient;
-  auto created = call_blocking<T>(
-      runtime_, "ServiceClient::create_sampling_client", [&](diagnostics& diag, PromiseHandler<T> handler) {
-        runtime_->service().async_create_sampling_client(std::move(source), std::move(retry), diag, std::move(handler));
-      });
+  auto created = call_blocking<T>(runtime_, "ServiceClient::create_sampling_client",
+                                  [&](diagnostics& diag, PromiseHandler<T> handler) {
+                                    runtime_->service().async_create_sampling_client(
+                                        std::move(source), std::move(options), diag, std::move(handler));
+                                  });
   if (created.has_error()) return Result<SamplingClient>(boost::system::in_place_error, created.error());
   return Result<SamplingClient>(boost::system::in_place_value, SamplingClient(runtime_, std::move(*created)));
 }
@@ -123,6 +169,10 @@ SamplingClient ServiceClient::create_sampling_client(SamplingSource source) cons
 
 SamplingClient ServiceClient::create_sampling_client(SamplingSource source, SamplingRetryConfig retry) const {
   return value_or_throw(try_create_sampling_client(std::move(source), std::move(retry)));
+}
+
+SamplingClient ServiceClient::create_sampling_client(SamplingSource source, SamplingClientOptions options) const {
+  return value_or_throw(try_create_sampling_client(std::move(source), std::move(options)));
 }
 
 RestClient ServiceClient::create_rest_client() const {

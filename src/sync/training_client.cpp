@@ -33,6 +33,11 @@ const std::string& TrainingClient::model_id() const {
   return client_.model_id();
 }
 
+const OptimizerConfig& TrainingClient::optimizer() const {
+  detail::checked(runtime_, "TrainingClient::optimizer");
+  return client_.optimizer();
+}
+
 TelemetryInfo TrainingClient::telemetry() const {
   detail::checked(runtime_, "TrainingClient::telemetry");
   return client_.telemetry();
@@ -75,15 +80,15 @@ Future<ForwardBackwardOutput> TrainingClient::forward_backward_custom(std::vecto
   return value_or_throw(try_forward_backward_custom(std::move(data), std::move(loss)));
 }
 
-FutureResult<OptimStepResponse> TrainingClient::try_optim_step(AdamParams params) const {
+FutureResult<OptimStepResponse> TrainingClient::try_optim_step(OptimParams params) const {
   using T = Future<OptimStepResponse>;
   return call_blocking<T>(runtime_, "TrainingClient::optim_step", [&](diagnostics& diag, PromiseHandler<T> handler) {
-    client_.async_optim_step(params, diag, std::move(handler));
+    client_.async_optim_step(std::move(params), diag, std::move(handler));
   });
 }
 
-Future<OptimStepResponse> TrainingClient::optim_step(AdamParams params) const {
-  return value_or_throw(try_optim_step(params));
+Future<OptimStepResponse> TrainingClient::optim_step(OptimParams params) const {
+  return value_or_throw(try_optim_step(std::move(params)));
 }
 
 FutureResult<SaveWeightsResponse> TrainingClient::try_save_state(std::string name, SaveStateOptions options) const {
@@ -138,6 +143,20 @@ Future<SaveWeightsForSamplerResponse> TrainingClient::save_weights_for_sampler(
   return value_or_throw(try_save_weights_for_sampler(std::move(name), ttl_seconds));
 }
 
+FutureResult<SaveWeightsExternalResponse> TrainingClient::try_save_weights_external(
+    std::string name, SaveWeightsExternalOptions options) const {
+  using T = Future<SaveWeightsExternalResponse>;
+  return call_blocking<T>(
+      runtime_, "TrainingClient::save_weights_external", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_.async_save_weights_external(std::move(name), std::move(options), diag, std::move(handler));
+      });
+}
+
+Future<SaveWeightsExternalResponse> TrainingClient::save_weights_external(std::string name,
+                                                                          SaveWeightsExternalOptions options) const {
+  return value_or_throw(try_save_weights_external(std::move(name), std::move(options)));
+}
+
 Result<SamplingClient> TrainingClient::try_save_weights_and_get_sampling_client() const {
   using T = tinker::SamplingClient;
   auto created = call_blocking<T>(runtime_, "TrainingClient::save_weights_and_get_sampling_client",
@@ -164,6 +183,43 @@ Result<SamplingClient> TrainingClient::try_create_sampling_client(std::string mo
 
 SamplingClient TrainingClient::create_sampling_client(std::string model_path) const {
   return value_or_throw(try_create_sampling_client(std::move(model_path)));
+}
+
+Result<SamplingClient> TrainingClient::try_create_sampling_client(std::string model_path,
+                                                                  SamplingClientOptions options) const {
+  using T = tinker::SamplingClient;
+  auto created = call_blocking<T>(
+      runtime_, "TrainingClient::create_sampling_client", [&](diagnostics& diag, PromiseHandler<T> handler) {
+        client_.async_create_sampling_client(std::move(model_path), std::move(options), diag, std::move(handler));
+      });
+  if (created.has_error()) return Result<SamplingClient>(boost::system::in_place_error, created.error());
+  return Result<SamplingClient>(boost::system::in_place_value, SamplingClient(runtime_, std::move(*created)));
+}
+
+SamplingClient TrainingClient::create_sampling_client(std::string model_path, SamplingClientOptions options) const {
+  return value_or_throw(try_create_sampling_client(std::move(model_path), std::move(options)));
+}
+
+Result<SamplingClient> TrainingClient::try_save_weights_and_get_sampling_client(
+    std::optional<std::map<std::string, std::string>> user_metadata, SamplingClientOptions options) const {
+  using T = tinker::SamplingClient;
+  auto created = call_blocking<T>(runtime_, "TrainingClient::save_weights_and_get_sampling_client",
+                                  [&](diagnostics& diag, PromiseHandler<T> handler) {
+                                    if (user_metadata) {
+                                      client_.async_save_weights_and_get_sampling_client(
+                                          std::move(*user_metadata), std::move(options), diag, std::move(handler));
+                                    } else {
+                                      client_.async_save_weights_and_get_sampling_client(std::move(options), diag,
+                                                                                         std::move(handler));
+                                    }
+                                  });
+  if (created.has_error()) return Result<SamplingClient>(boost::system::in_place_error, created.error());
+  return Result<SamplingClient>(boost::system::in_place_value, SamplingClient(runtime_, std::move(*created)));
+}
+
+SamplingClient TrainingClient::save_weights_and_get_sampling_client(
+    std::optional<std::map<std::string, std::string>> user_metadata, SamplingClientOptions options) const {
+  return value_or_throw(try_save_weights_and_get_sampling_client(std::move(user_metadata), std::move(options)));
 }
 
 Result<GetInfoResponse> TrainingClient::try_get_info() const {

@@ -1,6 +1,7 @@
 // From (model name, tokenizer id) to the Hugging Face repo id and revision to load, as the Python
 // SDK's get_tokenizer() decides (doc/tokenizers.md#where-a-tokenizer-comes-from).
 #include <tinker/error.hpp>
+#include <tinker/model_name.hpp>
 #include <tinker/tokenizer.hpp>
 
 #include "tokenizer/repo_id.hpp"
@@ -34,8 +35,9 @@ constexpr std::array<PinnedTokenizer, 4> pinned_tokenizers{{
     {"moonshotai/Kimi-K2.6", "moonshotai/Kimi-K2.6", "b5aabbfb20227ed42becbf5541dbffd213942c58"},
 }};
 
+// A tokenizer id is cut at its first ':' by the same rule as a model name (the Python SDK's).
 std::string_view before_colon(std::string_view text) {
-  return text.substr(0, text.find(':'));
+  return model_lookup_name(text);
 }
 
 std::string derived_from_model_name(std::string_view model_name) {
@@ -49,7 +51,7 @@ std::string derived_from_model_name(std::string_view model_name) {
 }  // namespace
 
 TokenizerRef resolve_tokenizer_id(std::string_view model_name, std::optional<std::string_view> tokenizer_id) {
-  const std::string_view name = before_colon(model_name);
+  const std::string_view name = model_lookup_name(model_name);  // ":peft:<context length>" names the same model
   if (name.empty()) throw error(errc::invalid_argument, "model_name: must not be empty (before any ':')");
   std::optional<std::string_view> given;
   if (tokenizer_id && !before_colon(*tokenizer_id).empty()) given = before_colon(*tokenizer_id);

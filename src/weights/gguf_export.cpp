@@ -5,6 +5,7 @@
 #include "weights/gguf_names.hpp"
 
 #include <tinker/error.hpp>
+#include <tinker/model_name.hpp>
 #include <tinker/safetensors.hpp>
 
 #include <boost/json/parse.hpp>
@@ -274,7 +275,7 @@ namespace {
 // The base model's name for the metadata: the caller's, else config.json's "_name_or_path", else the
 // directory's name.
 std::string gguf_base_name(const GgufAdapterOptions& options, const detail::ModelLayout& model) {
-  if (!options.base_model_name.empty()) return options.base_model_name;
+  if (!options.base_model_name.empty()) return std::string(model_lookup_name(options.base_model_name));
   boost::system::error_code ec;
   const boost::json::value config = boost::json::parse(model.config_json, ec);
   if (!ec && config.is_object()) {

@@ -7,6 +7,7 @@
 #include "weights/peft_convert.hpp"
 
 #include <tinker/error.hpp>
+#include <tinker/model_name.hpp>
 #include <tinker/safetensors.hpp>
 #include <tinker/weights.hpp>
 
@@ -167,8 +168,10 @@ ExportSummary build_lora_adapter(const LoraAdapterOptions& options) {
   ExportSummary summary;
   summary.bytes_written =
       write_peft_tensors(staging.staging_path() / "adapter_model.safetensors", peft, dtype, options.progress);
-  const std::string base_name =
-      options.base_model_name.empty() ? options.base_model_dir.string() : options.base_model_name;
+  // A Tinker name's ":peft:<context length>" is no part of the Hugging Face id PEFT loads the base by.
+  const std::string base_name = options.base_model_name.empty()
+                                    ? options.base_model_dir.string()
+                                    : std::string(model_lookup_name(options.base_model_name));
   const std::string config = peft_config_json(peft, base_name);
   write_text_output(staging.staging_path() / "adapter_config.json", config);
   summary.bytes_written += config.size();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tinker/config.hpp>
+#include <tinker/types/common.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -58,6 +59,9 @@ class CatalogueEntry {
   /// Face directory (the layout `export_model` writes, `doc/local.md#model-directories`); build
   /// such an entry with `model_dir_entry`, which fills the other fields from its config.json.
   std::filesystem::path model_dir;
+  /// The end-of-sequence token: sampling stops after it unless SamplingParams::stop is set (an empty
+  /// stop list disables it). Empty (the default): the tiny models have no implicit stop.
+  std::optional<TokenId> eos_token_id;
 };
 
 /// A PEFT LoRA adapter directory served as a sampler checkpoint (`doc/local.md#model-directories`).
@@ -98,7 +102,10 @@ class ClientConfigFlags {
   std::int64_t sample_max_concurrent_requests = 2000;     ///< clients' end-to-end sample concurrency
   bool sample_no_retries =
       false;  ///< sample() without the client's sample resubmission (`doc/protocol.md#sample-resubmission`)
-  bool sample_enable_stuck_detection = true;        ///< false: the client's progress timeout is off
+  bool sample_enable_stuck_detection = true;  ///< false: the client's progress timeout is off
+  /// Announce `sample_use_retrieve_futures` (true by default): clients collect finished samples with
+  /// the batched /api/v1/retrieve_futures. Empty: leave the flag out, as a 0.25-era server does.
+  std::optional<bool> sample_use_retrieve_futures = true;
   bool dynamic_config_enabled = true;               ///< false: `client/dynamic_config` answers 404
   std::int64_t dynamic_refresh_interval_sec = 300;  ///< what `client/dynamic_config` answers
 };
@@ -316,6 +323,10 @@ class Server {
   void set_faults(std::vector<FaultRule> rules);
   /// Moves the server's clock (TTLs, session expiry, JWT expiry) forward.
   void advance_clock(std::chrono::seconds by);
+  /// Cancels the session `session_id` as the console does (status cancelled with `detail`; also
+  /// POST /_admin/sessions/cancel). Throws tinker::error (invalid_argument) for an unknown session
+  /// or one that already ended.
+  void cancel_session(const std::string& session_id, std::optional<std::string> detail);
   /// Test hook: from now on the archive of the checkpoint `tinker_path` is `tar` (any bytes,
   /// such as a crafted malicious archive), served through the real archive endpoint and signed-URL
   /// download (Range, faults). Throws tinker::error (invalid_argument) for an unknown checkpoint.

@@ -146,6 +146,47 @@ class RestClient {
   Result<DownloadResult> try_download_url(std::string url, std::filesystem::path file,
                                           UrlDownloadOptions options = {}) const;
   ///@}
+
+  /// The signed URL of each file of an external checkpoint (see
+  /// tinker::RestClient::async_get_external_weights_urls).
+  ///@{
+  ExternalWeightsUrlsResponse get_external_weights_urls(std::string tinker_path) const;
+  Result<ExternalWeightsUrlsResponse> try_get_external_weights_urls(std::string tinker_path) const;
+  ///@}
+  /// Downloads every file of an external checkpoint (see
+  /// tinker::RestClient::async_download_external_weights).
+  ///@{
+  DownloadResult download_external_weights(std::string tinker_path, DownloadOptions options = {}) const;
+  Result<DownloadResult> try_download_external_weights(std::string tinker_path, DownloadOptions options = {}) const;
+  ///@}
+  /// Starts an external-weights upload (see tinker::RestClient::async_external_weights_upload_start).
+  ///@{
+  ExternalWeightsUploadStartResponse external_weights_upload_start(ExternalWeightsUploadStartRequest request) const;
+  Result<ExternalWeightsUploadStartResponse> try_external_weights_upload_start(
+      ExternalWeightsUploadStartRequest request) const;
+  ///@}
+  /// PUTs one file to an upload target (see tinker::RestClient::async_external_weights_upload_put).
+  ///@{
+  void external_weights_upload_put(ExternalWeightsUploadUrl target, std::filesystem::path file,
+                                   ExternalWeightsPutOptions options = {}) const;
+  Result<std::monostate> try_external_weights_upload_put(ExternalWeightsUploadUrl target, std::filesystem::path file,
+                                                         ExternalWeightsPutOptions options = {}) const;
+  ///@}
+  /// Finishes an upload (see tinker::RestClient::async_external_weights_upload_finish).
+  ///@{
+  ExternalWeightsUploadFinishResponse external_weights_upload_finish(std::string upload_id) const;
+  Result<ExternalWeightsUploadFinishResponse> try_external_weights_upload_finish(std::string upload_id) const;
+  ///@}
+  /// Uploads a PEFT adapter directory as an external checkpoint (see
+  /// tinker::RestClient::async_upload_external_weights).
+  ///@{
+  ExternalWeightsUploadFinishResponse upload_external_weights(std::filesystem::path dir,
+                                                              ExternalWeightsUploadStartRequest request,
+                                                              ExternalWeightsUploadOptions options = {}) const;
+  Result<ExternalWeightsUploadFinishResponse> try_upload_external_weights(
+      std::filesystem::path dir, ExternalWeightsUploadStartRequest request,
+      ExternalWeightsUploadOptions options = {}) const;
+  ///@}
   /// Base model and LoRA settings of a `tinker://` checkpoint.
   ///@{
   WeightsInfoResponse get_weights_info(std::string tinker_path) const;
@@ -188,6 +229,23 @@ class RestClient {
   std::vector<std::string> list_all_sessions(ListAllOptions options = {}) const;
   Result<std::vector<std::string>> try_list_all_sessions(ListAllOptions options = {}) const;
   ///@}
+  /// One page of a session search (tinker::RestClient::async_search_sessions).
+  ///@{
+  SessionSearchResponse search_sessions(SessionSearchRequest request) const;
+  Result<SessionSearchResponse> try_search_sessions(SessionSearchRequest request) const;
+  ///@}
+  /// Every session a search finds, page by page (tinker::RestClient::async_search_all_sessions).
+  ///@{
+  std::vector<SessionSummary> search_all_sessions(
+      SessionSearchRequest request, std::int64_t max_pages = tinker::RestClient::default_search_max_pages) const;
+  Result<std::vector<SessionSummary>> try_search_all_sessions(
+      SessionSearchRequest request, std::int64_t max_pages = tinker::RestClient::default_search_max_pages) const;
+  ///@}
+  /// Finishes any of the caller's sessions by id (tinker::RestClient::async_finish_session).
+  ///@{
+  void finish_session(FinishSessionRequest request) const;
+  Result<void> try_finish_session(FinishSessionRequest request) const;
+  ///@}
   /// A session's training runs and samplers, looked up in `scope`.
   ///@{
   GetSessionResponse get_session(std::string session_id, AccessScope scope = AccessScope::owned) const;
@@ -228,6 +286,28 @@ class RestClient {
   ///@{
   BillingUsageResponse get_billing_usage(Timestamp starting_on, Timestamp ending_before) const;
   Result<BillingUsageResponse> try_get_billing_usage(Timestamp starting_on, Timestamp ending_before) const;
+  ///@}
+
+  /// One page of a checkpoint search, newest first (tinker::RestClient::async_search_checkpoints).
+  ///@{
+  CheckpointSearchResponse search_checkpoints(CheckpointSearchRequest request) const;
+  Result<CheckpointSearchResponse> try_search_checkpoints(CheckpointSearchRequest request) const;
+  ///@}
+  /// Every page of a checkpoint search, at most `max_pages` requests
+  /// (tinker::RestClient::async_search_all_checkpoints).
+  ///@{
+  std::vector<Checkpoint> search_all_checkpoints(
+      CheckpointSearchRequest request, std::int64_t max_pages = tinker::RestClient::default_search_max_pages) const;
+  Result<std::vector<Checkpoint>> try_search_all_checkpoints(
+      CheckpointSearchRequest request, std::int64_t max_pages = tinker::RestClient::default_search_max_pages) const;
+  ///@}
+  /// The checkpoints stored now, of `project_id` or the whole organization
+  /// (tinker::RestClient::async_get_checkpoint_storage_usage).
+  ///@{
+  CheckpointStorageUsageResponse get_checkpoint_storage_usage(
+      std::optional<std::string> project_id = std::nullopt) const;
+  Result<CheckpointStorageUsageResponse> try_get_checkpoint_storage_usage(
+      std::optional<std::string> project_id = std::nullopt) const;
   ///@}
 
  private:

@@ -77,6 +77,13 @@ class ServiceClient {
   Result<GetServerCapabilitiesResponse> try_get_server_capabilities() const;
   ///@}
 
+  /// Whether the service can be used with this client's credential: one request, never retried
+  /// (tinker::ServiceClient::async_check_access).
+  ///@{
+  GetServerCapabilitiesResponse check_access() const;
+  Result<GetServerCapabilitiesResponse> try_check_access() const;
+  ///@}
+
   /// Creates a LoRA model and returns its client once the server has made it
   /// (tinker::ServiceClient::async_create_lora_training_client).
   /// The second form is `LoraTrainingOptions(base_model, rank)` spelt out.
@@ -111,6 +118,28 @@ class ServiceClient {
   SamplingClient create_sampling_client(SamplingSource source, SamplingRetryConfig retry) const;
   Result<SamplingClient> try_create_sampling_client(SamplingSource source, SamplingRetryConfig retry) const;
   ///@}
+  /// The same with all of the sampler's settings (retry settings, record_stability_info).
+  ///@{
+  SamplingClient create_sampling_client(SamplingSource source, SamplingClientOptions options) const;
+  Result<SamplingClient> try_create_sampling_client(SamplingSource source, SamplingClientOptions options) const;
+  ///@}
+
+  /// Finishes the session with `reason` and an optional `detail`
+  /// (tinker::ServiceClient::async_finish_session, `doc/service.md#finishing-a-session`).
+  /// Without this call, destroying the last sync object finishes it: `errored` when this
+  /// ServiceClient is destroyed while an exception unwinds, else `success`.
+  ///@{
+  void finish_session(ClientSessionFinishReason reason, std::optional<std::string> detail = std::nullopt) const;
+  Result<void> try_finish_session(ClientSessionFinishReason reason,
+                                  std::optional<std::string> detail = std::nullopt) const;
+  ///@}
+
+  /// Copies the checkpoint at `path` into a new run of this client's project and returns the
+  /// copy's `tinker://` path (tinker::ServiceClient::async_copy_weights, `doc/service.md#copying-weights`).
+  ///@{
+  std::string copy_weights(std::string path, CopyWeightsOptions options = {}) const;
+  Result<std::string> try_copy_weights(std::string path, CopyWeightsOptions options = {}) const;
+  ///@}
 
   /// REST calls on this client's pools (no I/O here).
   RestClient create_rest_client() const;
@@ -126,6 +155,8 @@ class ServiceClient {
                                                FromStateOptions options) const;
 
   detail::RuntimePtr runtime_;
+  /// std::uncaught_exceptions() at construction (see finish_session).
+  int uncaught_at_construction_ = 0;
 };
 
 }  // namespace tinker::sync

@@ -10,6 +10,7 @@
 #include <tinker/types/training.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,11 @@ class TrainingClient {
 
   /// "<session_id>:train:<n>". Throws tinker::error (invalid_argument) on an empty handle.
   const std::string& model_id() const;
+  /// The training run's console page (tinker::TrainingClient::console_url).
+  std::string console_url() const;
+  /// The model's optimizer, fixed for this client's life (tinker::TrainingClient::optimizer).
+  /// Throws tinker::error (invalid_argument) on an empty handle.
+  const OptimizerConfig& optimizer() const;
   /// Whether telemetry is on, and the session and process ids it reports under.
   TelemetryInfo telemetry() const;
 
@@ -87,10 +93,11 @@ class TrainingClient {
                                                                     CustomLossFunction loss) const;
   ///@}
 
-  /// One AdamW step with the gradients accumulated since the last one.
+  /// One optimizer step with the gradients accumulated since the last one; `params` must match
+  /// optimizer() (tinker::TrainingClient::async_optim_step, `doc/training.md#optimizers`).
   ///@{
-  Future<OptimStepResponse> optim_step(AdamParams params) const;
-  Result<Future<OptimStepResponse>> try_optim_step(AdamParams params) const;
+  Future<OptimStepResponse> optim_step(OptimParams params) const;
+  Result<Future<OptimStepResponse>> try_optim_step(OptimParams params) const;
   ///@}
 
   /// Saves weights and optimizer state as `tinker://<model_id>/weights/<name>`.
@@ -122,17 +129,52 @@ class TrainingClient {
   Result<Future<SaveWeightsForSamplerResponse>> try_save_weights_for_sampler(
       std::string name, std::optional<std::int64_t> ttl_seconds = std::nullopt) const;
   ///@}
+  /// The same with a lifetime and user_metadata (`doc/training.md#checkpoint-metadata`).
+  ///@{
+  Future<SaveWeightsForSamplerResponse> save_weights_for_sampler(std::string name,
+                                                                 SaveWeightsForSamplerOptions options) const;
+  Result<Future<SaveWeightsForSamplerResponse>> try_save_weights_for_sampler(
+      std::string name, SaveWeightsForSamplerOptions options) const;
+  ///@}
+
+  /// Exports the weights in Hugging Face (PEFT) format as
+  /// `tinker://<model_id>/external_weights/<name>` (`doc/training.md#external-weights`).
+  ///@{
+  Future<SaveWeightsExternalResponse> save_weights_external(std::string name,
+                                                            SaveWeightsExternalOptions options = {}) const;
+  Result<Future<SaveWeightsExternalResponse>> try_save_weights_external(std::string name,
+                                                                        SaveWeightsExternalOptions options = {}) const;
+  ///@}
 
   /// Saves ephemeral (unnamed) sampler weights and returns a SamplingClient on them, once saved.
   ///@{
   SamplingClient save_weights_and_get_sampling_client() const;
   Result<SamplingClient> try_save_weights_and_get_sampling_client() const;
   ///@}
+  /// The same, sending `user_metadata` with the ephemeral save.
+  ///@{
+  SamplingClient save_weights_and_get_sampling_client(std::map<std::string, std::string> user_metadata) const;
+  Result<SamplingClient> try_save_weights_and_get_sampling_client(
+      std::map<std::string, std::string> user_metadata) const;
+  ///@}
+  /// The same with the sampler's settings (retry settings, record_stability_info), sending
+  /// `user_metadata` with the ephemeral save when given.
+  ///@{
+  SamplingClient save_weights_and_get_sampling_client(std::optional<std::map<std::string, std::string>> user_metadata,
+                                                      SamplingClientOptions options) const;
+  Result<SamplingClient> try_save_weights_and_get_sampling_client(
+      std::optional<std::map<std::string, std::string>> user_metadata, SamplingClientOptions options) const;
+  ///@}
 
   /// A SamplingClient on saved sampler weights (`tinker://.../sampler_weights/<name>`).
   ///@{
   SamplingClient create_sampling_client(std::string model_path) const;
   Result<SamplingClient> try_create_sampling_client(std::string model_path) const;
+  ///@}
+  /// The same with the sampler's settings (retry settings, record_stability_info).
+  ///@{
+  SamplingClient create_sampling_client(std::string model_path, SamplingClientOptions options) const;
+  Result<SamplingClient> try_create_sampling_client(std::string model_path, SamplingClientOptions options) const;
   ///@}
 
   /// Model name, LoRA rank and tokenizer id.

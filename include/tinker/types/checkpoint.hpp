@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tinker/types/common.hpp>
+#include <tinker/types/optimizer.hpp>
 
 #include <cstdint>
 #include <map>
@@ -14,18 +15,20 @@
 
 namespace tinker {
 
-/// `training` checkpoints live under `weights/`, `sampler` checkpoints under `sampler_weights/`.
+/// `training` checkpoints live under `weights/`, `sampler` checkpoints under `sampler_weights/`,
+/// `external` ones under `external_weights/`.
 enum class CheckpointType {
   training,  ///< weights and optimizer state (TrainingClient::async_save_state)
   sampler,   ///< weights a sampler can serve (TrainingClient::async_save_weights_for_sampler)
+  external,  ///< Hugging Face format files (TrainingClient::async_save_weights_external, `doc/rest.md`)
 };
-/// The wire name: "training" or "sampler".
+/// The wire name: "training", "sampler" or "external".
 const char* to_string(CheckpointType type) noexcept;
-/// The path segment of a checkpoint type: "weights" or "sampler_weights".
+/// The path segment of a checkpoint type: "weights", "sampler_weights" or "external_weights".
 const char* path_kind(CheckpointType type) noexcept;
 
-/// A parsed `tinker://<run-id>/<kind>/<name>` path, where kind is `weights` or
-/// `sampler_weights`.
+/// A parsed `tinker://<run-id>/<kind>/<name>` path, where kind is `weights`, `sampler_weights` or
+/// `external_weights`.
 class TinkerPath {
  public:
   /// An empty path.
@@ -41,7 +44,7 @@ class TinkerPath {
   CheckpointType type = CheckpointType::training;  ///< from the kind segment
   std::string name;                                ///< the checkpoint's name (no '/')
 
-  /// "weights/<name>" or "sampler_weights/<name>".
+  /// "<kind>/<name>", e.g. "weights/<name>".
   std::string checkpoint_id() const;
   /// "tinker://<run-id>/<kind>/<name>".
   std::string to_string() const;
@@ -62,13 +65,16 @@ class Checkpoint {
         time(time_),
         tinker_path(std::move(tinker_path_)) {}
 
-  std::string checkpoint_id;                                  ///< "weights/<name>" or "sampler_weights/<name>"
-  CheckpointType checkpoint_type = CheckpointType::training;  ///< training or sampler
+  std::string checkpoint_id;                                  ///< "<kind>/<name>", e.g. "weights/<name>"
+  CheckpointType checkpoint_type = CheckpointType::training;  ///< training, sampler or external
   Timestamp time{};                                           ///< when it was saved
   std::string tinker_path;                                    ///< its full `tinker://` path
   std::optional<std::int64_t> size_bytes;                     ///< size on the server, when known
   bool public_ = false;                                       ///< readable by other users (`public` on the wire)
   std::optional<Timestamp> expires_at;                        ///< empty = never expires
+  std::optional<std::string> base_model;                      ///< the model the weights belong to, when known
+  /// The string pairs given when it was saved (`doc/training.md#checkpoint-metadata`).
+  std::optional<std::map<std::string, std::string>> user_metadata;
 
   /// Equal when every field is equal.
   friend bool operator==(const Checkpoint&, const Checkpoint&) = default;
@@ -213,6 +219,9 @@ class WeightsInfoResponse {
   std::optional<bool> train_unembed;      ///< absent means true
   std::optional<bool> train_mlp;          ///< absent means true
   std::optional<bool> train_attn;         ///< absent means true
+  /// The optimizer whose state a training checkpoint holds; absent: not said (servers of the 0.25
+  /// protocol), read as AdamW (`doc/training.md#optimizers`).
+  std::optional<OptimizerConfig> optimizer_config;
 
   /// Equal when every field is equal.
   friend bool operator==(const WeightsInfoResponse&, const WeightsInfoResponse&) = default;

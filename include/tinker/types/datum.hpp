@@ -7,9 +7,12 @@
 #include <tinker/types/model_input.hpp>
 #include <tinker/types/tensor.hpp>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace tinker {
@@ -45,6 +48,46 @@ using LossFnConfig = std::map<std::string, double>;
 /// (`doc/training.md#chunking`).
 using Metrics = std::map<std::string, double>;
 
+/// Positions [offset, offset + length) of the prompt of the sampled sequence `sequence_id`
+/// (SampledSequence::sequence_id): where a run of a datum's positions came from. Wire tag
+/// `"type": "prompt"` (`doc/protocol.md#choices-where-the-protocol-was-open`).
+class PromptProvenanceSpan {
+ public:
+  /// An empty span.
+  PromptProvenanceSpan() = default;
+  /// `length_` prompt positions of `sequence_id_` from `offset_`.
+  PromptProvenanceSpan(std::string sequence_id_, std::int64_t offset_, std::int64_t length_)
+      : sequence_id(std::move(sequence_id_)), offset(offset_), length(length_) {}
+
+  std::string sequence_id;  ///< a sequence sampled in the same session
+  std::int64_t offset = 0;  ///< first prompt position, from 0
+  std::int64_t length = 1;  ///< positions covered; at least 1
+
+  /// Equal when every field is equal.
+  friend bool operator==(const PromptProvenanceSpan&, const PromptProvenanceSpan&) = default;
+};
+
+/// Positions [offset, offset + length) of the sampled tokens of `sequence_id`. Wire tag
+/// `"type": "sampled"`.
+class SampledProvenanceSpan {
+ public:
+  /// An empty span.
+  SampledProvenanceSpan() = default;
+  /// `length_` sampled positions of `sequence_id_` from `offset_`.
+  SampledProvenanceSpan(std::string sequence_id_, std::int64_t offset_, std::int64_t length_)
+      : sequence_id(std::move(sequence_id_)), offset(offset_), length(length_) {}
+
+  std::string sequence_id;  ///< a sequence sampled in the same session
+  std::int64_t offset = 0;  ///< first sampled position, from 0
+  std::int64_t length = 1;  ///< positions covered; at least 1
+
+  /// Equal when every field is equal.
+  friend bool operator==(const SampledProvenanceSpan&, const SampledProvenanceSpan&) = default;
+};
+
+/// Where a run of a datum's positions came from.
+using ProvenanceSpan = std::variant<PromptProvenanceSpan, SampledProvenanceSpan>;
+
 /// One training example: the model input and the per-token loss inputs aligned with it.
 ///
 /// Position i of `model_input` predicts token i+1 of the full sequence: for a sequence S the
@@ -63,10 +106,31 @@ class Datum {
   /// The loss function's inputs by name (`target_tokens`, `weights`, ...), each as long as
   /// `model_input`.
   LossFnInputs loss_fn_inputs;
+  /// Where the positions of `model_input` came from: runs covering its length exactly, in order
+  /// (`doc/training.md#provenance`). Empty: not said (not sent).
+  std::optional<std::vector<ProvenanceSpan>> model_input_spans;
+  /// Where the positions of the loss inputs came from: runs covering their common length exactly,
+  /// in order. Empty: not said (not sent).
+  std::optional<std::vector<ProvenanceSpan>> loss_fn_input_spans;
+
+  /// A copy of this datum with these spans (validate_provenance checks them; forward_backward
+  /// does too, before anything is sent).
+  Datum with_provenance(std::vector<ProvenanceSpan> model_input_spans_,
+                        std::optional<std::vector<ProvenanceSpan>> loss_fn_input_spans_ = std::nullopt) const {
+    Datum copy = *this;
+    copy.model_input_spans = std::move(model_input_spans_);
+    copy.loss_fn_input_spans = std::move(loss_fn_input_spans_);
+    return copy;
+  }
 
   /// Equal when every field is equal.
   friend bool operator==(const Datum&, const Datum&) = default;
 };
+
+/// Throws tinker::error (invalid_argument) naming the datum (`data[index]`), the field and the span
+/// when `datum`'s provenance spans do not cover their field exactly, in order, each of length >= 1
+/// with a non-empty sequence id and a non-negative offset. Nothing for a datum without spans.
+void validate_provenance(const Datum& datum, std::size_t index);
 
 /// The batch and loss of one forward(+backward) pass.
 class ForwardBackwardInput {
@@ -111,6 +175,8 @@ class ForwardBackwardOutput {
   friend bool operator==(const ForwardBackwardOutput&, const ForwardBackwardOutput&) = default;
 };
 
+TINKER_DECLARE_PRINTABLE(PromptProvenanceSpan);
+TINKER_DECLARE_PRINTABLE(SampledProvenanceSpan);
 TINKER_DECLARE_PRINTABLE(Datum);
 TINKER_DECLARE_PRINTABLE(ForwardBackwardInput);
 TINKER_DECLARE_PRINTABLE(ForwardBackwardOutput);

@@ -33,7 +33,9 @@ class SamplingParams {
   /// Random seed for reproducible samples; any 64-bit value (the server folds it into its
   /// range). Empty: random.
   std::optional<std::uint64_t> seed;
-  /// Where generation stops besides max_tokens and the end-of-sequence token.
+  /// Where generation stops besides max_tokens. Empty (not sent): the server's implicit
+  /// end-of-sequence stop applies. Set: these conditions only; an empty list (sent as `[]`)
+  /// disables every stop token, end-of-sequence included, so generation runs to max_tokens.
   std::optional<StopCondition> stop;
   /// Softmax temperature: below 1 sharpens the distribution, above 1 flattens it.
   double temperature = 1.0;
@@ -69,6 +71,9 @@ class SampleRequest {
   std::optional<std::int64_t> seq_id;              ///< the sampler's request counter, from 0; required with the id
   std::optional<bool> prompt_logprobs;             ///< also return the prompt tokens' logprobs
   std::int64_t topk_prompt_logprobs = 0;           ///< also return the k likeliest tokens per prompt position; 0 = none
+  /// Ask the server to record numerical-stability information for this request (sent only when
+  /// true, as the Python SDK sends None otherwise). SamplingClientOptions::record_stability_info.
+  std::optional<bool> record_stability_info;
 
   /// Equal when every field is equal.
   friend bool operator==(const SampleRequest&, const SampleRequest&) = default;
@@ -95,6 +100,9 @@ class SampledSequence {
   StopReason stop_reason = StopReason::length;  ///< why it ended
   std::vector<TokenId> tokens;                  ///< the generated ids (the prompt is not repeated)
   std::optional<std::vector<float>> logprobs;   ///< one per generated token
+  /// The server's id of this sequence, unique within the session: what provenance spans
+  /// (PromptProvenanceSpan, SampledProvenanceSpan) refer to. Empty when the server sent none.
+  std::optional<std::string> sequence_id;
 
   /// Equal when every field is equal.
   friend bool operator==(const SampledSequence&, const SampledSequence&) = default;

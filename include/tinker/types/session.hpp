@@ -64,6 +64,11 @@ class ClientConfigResponse {
   bool use_pyqwest_transport = true;  ///< a Python transport choice; C++ ignores it
   /// Create a model from a checkpoint with one load_weights call (`doc/service.md`).
   bool create_model_via_load_weights = false;
+  /// Collect finished samples with the batched long-poll /api/v1/retrieve_futures instead of one
+  /// poll per request (`doc/sampling.md`). Empty: the server did not name the flag, so it predates
+  /// the post-0.25 protocol (`doc/protocol.md#server-generations`): optim_step then sends
+  /// `adam_params`, newer servers get `optim_params`.
+  std::optional<bool> sample_use_retrieve_futures;
   bool proto_write_fwdbwd = false;  ///< SDKs 0.19-0.24.1 only
   bool fwd_via_fwdbwd = false;      ///< SDKs 0.22.3-0.24.1 only
 
@@ -167,6 +172,9 @@ class CreateSessionRequest {
   JsonObject user_metadata;               ///< sent as {} when empty
   std::string sdk_version;                ///< the protocol version the client speaks
   std::optional<std::string> project_id;  ///< ClientOptions::project_id (TINKER_PROJECT_ID)
+  /// ServiceClientOptions::display_name: the session's name in the console and in searches
+  /// (need not be unique); omitted when empty.
+  std::optional<std::string> display_name;
 
   /// Equal when every field is equal.
   friend bool operator==(const CreateSessionRequest&, const CreateSessionRequest&) = default;

@@ -5,31 +5,14 @@
 
 #include <tinker/types/common.hpp>
 #include <tinker/types/datum.hpp>
+#include <tinker/types/optimizer.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 namespace tinker {
-
-/// AdamW hyper-parameters of one optimizer step; all fields are always sent.
-class AdamParams {
- public:
-  /// The defaults below.
-  AdamParams() = default;
-  /// The defaults with learning rate `learning_rate_`.
-  explicit AdamParams(double learning_rate_) : learning_rate(learning_rate_) {}
-
-  double learning_rate = 1e-4;  ///< step size
-  double beta1 = 0.9;           ///< decay of the first-moment (mean) estimate
-  double beta2 = 0.95;          ///< decay of the second-moment (variance) estimate
-  double eps = 1e-12;           ///< added to the denominator for numerical stability
-  double weight_decay = 0.0;    ///< decoupled (AdamW)
-  double grad_clip_norm = 0.0;  ///< global-norm clip; 0 = off
-
-  /// Equal when every field is equal.
-  friend bool operator==(const AdamParams&, const AdamParams&) = default;
-};
 
 /// LoRA adapter configuration. At least one `train_*` flag must be true.
 class LoraConfig {
@@ -68,6 +51,9 @@ class CreateModelRequest {
   std::string base_model;                   ///< e.g. "Qwen/Qwen3-8B"
   std::optional<JsonObject> user_metadata;  ///< free-form, shown by the REST listings
   std::optional<LoraConfig> lora_config;    ///< the adapter (the SDK always sends one)
+  /// The model's optimizer for its life; omitted (as for AdamW, the default) = AdamW
+  /// (`doc/training.md#optimizers`).
+  std::optional<OptimizerConfig> optimizer_config;
 
   /// Equal when every field is equal.
   friend bool operator==(const CreateModelRequest&, const CreateModelRequest&) = default;
@@ -215,18 +201,23 @@ class ForwardRequest {
   friend bool operator==(const ForwardRequest&, const ForwardRequest&) = default;
 };
 
-/// POST /api/v1/optim_step (future; result OptimStepResponse).
+/// POST /api/v1/optim_step (future; result OptimStepResponse). Exactly one of `adam_params` (the
+/// 0.25 form) and `optim_params` (later servers) is sent (`doc/training.md#optimizers`).
 class OptimStepRequest {
  public:
   /// An empty request.
   OptimStepRequest() = default;
-  /// One step of `model_id_` with `adam_params_`, as its operation `seq_id_`.
+  /// One AdamW step of `model_id_` in the 0.25 form (`adam_params`), as its operation `seq_id_`.
   OptimStepRequest(std::string model_id_, std::int64_t seq_id_, AdamParams adam_params_)
       : adam_params(adam_params_), model_id(std::move(model_id_)), seq_id(seq_id_) {}
+  /// One step of `model_id_` in the later form (`optim_params`), as its operation `seq_id_`.
+  OptimStepRequest(std::string model_id_, std::int64_t seq_id_, OptimParams optim_params_)
+      : optim_params(std::move(optim_params_)), model_id(std::move(model_id_)), seq_id(seq_id_) {}
 
-  AdamParams adam_params;   ///< the step's hyper-parameters
-  std::string model_id;     ///< the model
-  std::int64_t seq_id = 0;  ///< the model's operation number, from 1
+  std::optional<AdamParams> adam_params;    ///< the 0.25 form: AdamW hyper-parameters
+  std::optional<OptimParams> optim_params;  ///< the later form: the optimizer's hyper-parameters
+  std::string model_id;                     ///< the model
+  std::int64_t seq_id = 0;                  ///< the model's operation number, from 1
 
   /// Equal when every field is equal.
   friend bool operator==(const OptimStepRequest&, const OptimStepRequest&) = default;
@@ -266,6 +257,9 @@ class SaveWeightsRequest {
   std::optional<std::int64_t> seq_id;       ///< the model's operation number (always sent by the SDK)
   std::optional<std::int64_t> ttl_seconds;  ///< lifetime in seconds; absent = never expires
   bool overwrite = false;                   ///< replace an existing checkpoint of that name
+  /// Exact string pairs stored with the checkpoint; omitted when empty. With `overwrite`, the
+  /// whole map replaces the old one (none given deletes the old metadata).
+  std::optional<std::map<std::string, std::string>> user_metadata;
 
   /// Equal when every field is equal.
   friend bool operator==(const SaveWeightsRequest&, const SaveWeightsRequest&) = default;
@@ -306,6 +300,9 @@ class LoadWeightsRequest {
   std::string path;                                 ///< full `tinker://` path of a training checkpoint
   bool optimizer = false;                           ///< also restore the optimizer state
   std::optional<std::string> weights_access_token;  ///< credential of another account that may read the checkpoint
+  /// The optimizer the model has (or, create-via-load, gets); omitted = AdamW for a new model, or
+  /// the checkpoint's when its optimizer state is loaded (`doc/training.md#optimizers`).
+  std::optional<OptimizerConfig> optimizer_config;
 
   /// Equal when every field is equal.
   friend bool operator==(const LoadWeightsRequest&, const LoadWeightsRequest&) = default;
@@ -319,6 +316,9 @@ class LoadWeightsResponse {
 
   std::optional<std::string> path;      ///< the checkpoint loaded
   std::optional<std::string> model_id;  ///< the model loaded into (or created)
+  /// The model's optimizer after the load; absent: not said (servers of the 0.25 protocol)
+  /// (`doc/training.md#optimizers`).
+  std::optional<OptimizerConfig> optimizer_config;
 
   /// Equal when every field is equal.
   friend bool operator==(const LoadWeightsResponse&, const LoadWeightsResponse&) = default;
@@ -341,6 +341,8 @@ class SaveWeightsForSamplerRequest {
   std::optional<std::int64_t> sampling_session_seq_id;  ///< instead of `path`: the session's sampler counter
   std::optional<std::int64_t> seq_id;                   ///< the model's operation number (always sent by the SDK)
   std::optional<std::int64_t> ttl_seconds;              ///< lifetime in seconds; absent = never expires
+  /// Exact string pairs stored with the checkpoint; omitted when empty.
+  std::optional<std::map<std::string, std::string>> user_metadata;
 
   /// Equal when every field is equal.
   friend bool operator==(const SaveWeightsForSamplerRequest&, const SaveWeightsForSamplerRequest&) = default;
@@ -360,7 +362,6 @@ class SaveWeightsForSamplerResponse {
   friend bool operator==(const SaveWeightsForSamplerResponse&, const SaveWeightsForSamplerResponse&) = default;
 };
 
-TINKER_DECLARE_PRINTABLE(AdamParams);
 TINKER_DECLARE_PRINTABLE(LoraConfig);
 TINKER_DECLARE_PRINTABLE(CreateModelRequest);
 TINKER_DECLARE_PRINTABLE(CreateModelResponse);

@@ -71,6 +71,7 @@ const char* request_type_header(FutureType type) noexcept {
     case FutureType::save_weights: return "SaveWeights";
     case FutureType::load_weights: return "LoadWeights";
     case FutureType::save_weights_for_sampler: return "SaveWeightsForSampler";
+    case FutureType::save_weights_external: return "SaveWeightsExternal";
     case FutureType::sample: return "Sample";
     case FutureType::unload_model: return "UnloadModel";
   }

@@ -24,6 +24,7 @@ enum class FutureType {
   save_weights,
   load_weights,
   save_weights_for_sampler,
+  save_weights_external,
   sample,
   unload_model,
 };

@@ -112,6 +112,8 @@ class SampleDispatch {
   friend class DispatchPermit;
   void on_released(bool was_throttled) noexcept;
   std::int64_t weighted_bytes(std::int64_t estimated_bytes, bool recent) const noexcept;
+  /// Whether a backoff ended within the recent window (or is in force).
+  bool backoff_recent() const noexcept;
   /// Updates the in-flight counters (and their maxima) for a permit just given.
   void count_dispatched(bool recent) noexcept;
 

@@ -178,14 +178,14 @@ asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> sampler_token
 }  // namespace
 
 SamplingClient make_sampling_client(std::shared_ptr<ClientHolder> holder, std::string sampling_session_id,
-                                    std::string base_model, const SamplingRetryConfig& retry) {
+                                    std::string base_model, const SamplingClientOptions& options) {
   return SamplingClient(std::make_shared<const SamplingState>(std::move(holder), std::move(sampling_session_id),
-                                                              std::move(base_model), retry));
+                                                              std::move(base_model), options));
 }
 
 asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std::shared_ptr<ClientHolder> holder,
                                                                             SamplingSource source,
-                                                                            SamplingRetryConfig retry,
+                                                                            SamplingClientOptions options,
                                                                             diagnostics& diag) {
   using Outcome = OperationResult<SamplingClient>;
   if (source.model_path.has_value() == source.base_model.has_value()) {
@@ -193,7 +193,8 @@ asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std:
     diag.message = "create_sampling_client needs exactly one of model_path and base_model";
     co_return Outcome(make_error_code(errc::invalid_argument), SamplingClient());
   }
-  retry.validate();  // throws invalid_argument naming the field; the operation's wrapper turns it into the error
+  options.retry
+      .validate();  // throws invalid_argument naming the field; the operation's wrapper turns it into the error
   if (error_code ec = co_await holder->ensure_session(diag)) co_return Outcome(ec, SamplingClient());
   const CreateSamplingSessionRequest request(holder->session_id(), holder->next_sampling_seq_id(), source.base_model,
                                              source.model_path);
@@ -203,12 +204,12 @@ asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std:
   }
   std::string base_model = source.base_model.value_or("");
   co_return Outcome(error_code(),
-                    make_sampling_client(holder, created.sampling_session_id, std::move(base_model), retry));
+                    make_sampling_client(holder, created.sampling_session_id, std::move(base_model), options));
 }
 
 asio::awaitable<OperationResult<SamplingClient>> create_sampling_session_op(std::shared_ptr<ClientHolder> holder,
                                                                             SamplingSource source, diagnostics& diag) {
-  co_return co_await create_sampling_session_op(std::move(holder), std::move(source), SamplingRetryConfig(), diag);
+  co_return co_await create_sampling_session_op(std::move(holder), std::move(source), SamplingClientOptions(), diag);
 }
 
 }  // namespace tinker::client::sampling
@@ -245,6 +246,7 @@ void sampling_sample(std::shared_ptr<const SamplingState> state, ModelInput prom
   SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), num_samples);
   if (options.include_prompt_logprobs) request.prompt_logprobs = true;
   request.topk_prompt_logprobs = options.topk_prompt_logprobs;
+  if (state->record_stability_info) request.record_stability_info = true;  // else omitted, as Python's None
   SampleOperation op(std::move(request));
   spawn_sample<SampleResponse>(std::move(state), std::move(op), SampleKind::sample, diag, std::move(handler));
 }
@@ -255,6 +257,7 @@ void sampling_compute_logprobs(std::shared_ptr<const SamplingState> state, Model
   SamplingParams params(1);
   SampleRequest request(state->sampling_session_id, 0, std::move(prompt), std::move(params), 1);
   request.prompt_logprobs = true;
+  if (state->record_stability_info) request.record_stability_info = true;
   SampleOperation op(std::move(request));
   spawn_sample<PromptLogprobs>(std::move(state), std::move(op), SampleKind::compute_logprobs, diag, std::move(handler));
 }

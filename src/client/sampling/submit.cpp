@@ -102,8 +102,11 @@ asio::awaitable<error_code> submit_sample(const SamplingState& s, SampleOperatio
         while (!ec) {
           if (dispatch.backoff_in_force()) co_await dispatch.wait_out_backoff();
           pushed_back.report_over(*s.holder);
-          const api::CallRetrySettings call_retry = attempt_settings(s, op);
-          ec = std::get<0>(co_await api::asample(s.holder->http(), op.request, ticket, diag, call_retry));
+          // Named, then moved: a temporary inside the co_await would be destroyed twice by GCC 12; asample takes it by
+          // rvalue reference, so this frame holds one CallRetrySettings, not two (its size is heap per sample in
+          // flight, and above 1000 bytes a frame leaves glibc's small bins: doc/performance.md#samplingclient).
+          api::CallRetrySettings call_retry = attempt_settings(s, op);
+          ec = std::get<0>(co_await api::asample(s.holder->http(), op.request, ticket, diag, std::move(call_retry)));
           if (!is_backpressure(*s.holder, ec)) break;
           pushed_back.note(s, op, std::exchange(ec, {}));  // then the same seq_id again
         }

@@ -53,6 +53,20 @@ void settle_sample(const SamplingState& s, FutureCore& core, futures::PollOutcom
   });
 }
 
+// doc/sampling.md#batched-result-polling: with the server's sample_use_retrieve_futures, the result is fetched
+// only once the sampler's poller reported the request finished or failed. False when the stuck detector
+// cancelled the wait (the caller fails the sample with its error); any other cancellation propagates.
+asio::awaitable<bool> wait_until_reported(const SamplingState& s, const std::string& request_id,
+                                          const SampleRetryHandler::Watch& watch) {
+  try {
+    co_await s.completions->wait_for(request_id);
+  } catch (const boost::system::system_error&) {
+    if (!watch.stuck()) throw;
+    co_return false;
+  }
+  co_return true;
+}
+
 // A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
 // then settled with the error).
 asio::awaitable<bool> resubmit(const SamplingState& s, SampleOperation& op, TaskControl& control,
@@ -88,6 +102,10 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
       if (op.resubmit) retry.watch(watch, control.signal);
       futures::PollRequest poll = sample_poll_request(s, op, ticket);
       attach(poll, *s.holder, core);
+      if (s.completions->enabled()) {
+        const bool reported = co_await wait_until_reported(s, poll.request_id, watch);
+        if (!reported) co_return fail_stuck(s, *core);
+      }
       co_await futures::poll_future_into(s.holder->http(), poll, outcome);
       if (watch.stuck()) co_return fail_stuck(s, *core);
     }

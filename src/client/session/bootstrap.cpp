@@ -177,6 +177,7 @@ asio::awaitable<error_code> bootstrap_session(std::shared_ptr<ClientHolder> hold
   ClientHolder::Impl& impl = holder->impl();
   const ClientOptions& options = impl.options.client;
   CreateSessionRequest request(options.tags, json_object_of_strings(impl.options.user_metadata), options.project_id);
+  request.display_name = impl.options.display_name;
   CreateSessionResponse response;
   if (auto ec = co_await api::create_session(*impl.http, request, response, diag)) co_return ec;
   if (holder->shutting_down()) co_return stopped_error(diag);
@@ -243,6 +244,7 @@ asio::awaitable<error_code> ClientHolder::ensure_session(diagnostics& diag) {
   Impl& impl = *impl_;
   if (auto ec = co_await ensure_config(diag)) co_return ec;
   if (impl.shutting_down) co_return stopped_error(diag);
+  if (impl.finish_requested) co_return finished_session_error(impl, diag);
   if (!impl.current_session_id().empty()) co_return error_code{};
   if (impl.session_flight) co_return co_await join_flight(impl.session_flight, diag);
 

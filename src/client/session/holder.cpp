@@ -276,8 +276,16 @@ void ClientHolder::shutdown() {
   if (impl.shutting_down) return;
   // An orderly end of the session is reported as Python reports a fatal one (doc/protocol.md#telemetry).
   if (impl.config.has_value()) client::session::report_session_end(*this);
+  // doc/service.md#finishing-a-session: a session not finished yet is finished now, once, with the
+  // reason the ServiceClient left (success, or errored when an exception destroyed it), on servers
+  // that know finish_session (they name sample_use_retrieve_futures in client/config).
+  std::optional<FinishSessionRequest> finish;
+  if (impl.config.has_value() && impl.config->sample_use_retrieve_futures.has_value()) {
+    finish = client::session::begin_finish(*this, impl.shutdown_finish_reason, std::nullopt);
+  }
   impl.shutting_down = true;
   impl.lifetime->stop();  // heartbeat, JWT refresh and telemetry loops end; their requests are cancelled
+  if (impl.heartbeat_lifetime) impl.heartbeat_lifetime->stop();
   if (impl.config_flight) impl.config_flight->done_timer.cancel();
   if (impl.session_flight) impl.session_flight->done_timer.cancel();
   if (impl.refresh_flight) impl.refresh_flight->done_timer.cancel();
@@ -290,9 +298,15 @@ void ClientHolder::shutdown() {
   const bool flush =
       impl.telemetry && (!impl.telemetry->queue.empty() || impl.telemetry->sending) && impl.config.has_value();
   std::shared_ptr<ClientHolder> self = weak_from_this().lock();
-  if (flush && self) {
-    asio::co_spawn(impl.executor, client::session::final_telemetry_flush(std::move(self), impl.telemetry),
-                   asio::detached);
+  if ((flush || finish) && self) {
+    // Both run side by side, each within its own deadline; the last to end shuts the HTTP clients down.
+    impl.final_tasks = (flush ? 1 : 0) + (finish ? 1 : 0);
+    if (finish) {
+      asio::co_spawn(impl.executor, client::session::finish_at_shutdown(self, std::move(*finish)), asio::detached);
+    }
+    if (flush) {
+      asio::co_spawn(impl.executor, client::session::final_telemetry_flush(self, impl.telemetry), asio::detached);
+    }
     return;
   }
   impl.http->shutdown();
@@ -300,3 +314,14 @@ void ClientHolder::shutdown() {
 }
 
 }  // namespace tinker::detail
+
+namespace tinker::client::session {
+
+void end_final_task(ClientHolder& holder) {
+  ClientHolder::Impl& impl = holder.impl();
+  if (--impl.final_tasks > 0) return;
+  impl.http->shutdown();
+  impl.auth_http->shutdown();
+}
+
+}  // namespace tinker::client::session

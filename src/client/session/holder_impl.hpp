@@ -120,12 +120,38 @@ class ClientHolder::Impl {
 
   std::shared_ptr<client::session::TelemetryState> telemetry;  ///< null when telemetry is off
 
+  // Finishing the session (finish.cpp, doc/service.md#finishing-a-session).
+  /// A finish was started (explicitly or by shutdown): never a second one; ensure_session fails.
+  bool finish_requested = false;
+  ClientSessionFinishReason finish_reason;  ///< the reason that was sent (valid when finish_requested)
+  /// What shutdown finishes with unless a finish was requested before: success, or errored when the
+  /// ServiceClient was destroyed by an exception (set_shutdown_finish_reason).
+  ClientSessionFinishReason shutdown_finish_reason;
+  /// The heartbeat's own stop signal, so finishing stops it while the other loops go on.
+  std::shared_ptr<client::session::Lifetime> heartbeat_lifetime;
+  /// Requests still running after shutdown(): the last to end shuts the HTTP clients down.
+  int final_tasks = 0;
+
   std::string current_session_id() const;
 };
 
 }  // namespace tinker::detail
 
 namespace tinker::client::session {
+
+// finish.cpp
+/// The error of a call needing the session after it was finished (invalid_argument).
+boost::system::error_code finished_session_error(const ClientHolder::Impl& impl, diagnostics& diag);
+/// Marks the session finished and stops its heartbeat; the request to send, or nullopt when there
+/// is no session to finish (never bootstrapped, or a finish was already requested).
+std::optional<FinishSessionRequest> begin_finish(ClientHolder& holder, ClientSessionFinishReason reason,
+                                                 std::optional<std::string> detail);
+/// At shutdown: sends `request` once, within the telemetry timeout, then ends its final task
+/// (end_final_task). Never waits longer, never retries.
+boost::asio::awaitable<void> finish_at_shutdown(std::shared_ptr<ClientHolder> holder, FinishSessionRequest request);
+/// One of the requests shutdown leaves running (final telemetry flush, finish) is done: the last
+/// one shuts the HTTP clients down (holder.cpp).
+void end_final_task(ClientHolder& holder);
 
 // bootstrap.cpp
 /// client/config, auth/token (JWT mode), dynamic_config: the body of ensure_config's leader.

@@ -238,13 +238,15 @@ asio::awaitable<void> final_telemetry_flush(std::shared_ptr<ClientHolder> holder
     if (!outcome || *outcome) break;
   }
   expiry.cancel();
-  impl.http->shutdown();
-  impl.auth_http->shutdown();
+  end_final_task(*holder);
 }
 
 void start_heartbeat(const std::shared_ptr<ClientHolder>& holder, std::string session_id) {
   ClientHolder::Impl& impl = holder->impl();
-  asio::co_spawn(impl.executor, heartbeat_loop(holder, impl.lifetime, std::move(session_id)), asio::detached);
+  // Its own stop signal: finishing the session stops the heartbeat alone (finish.cpp); shutdown
+  // stops it with the rest.
+  impl.heartbeat_lifetime = std::make_shared<Lifetime>(impl.executor);
+  asio::co_spawn(impl.executor, heartbeat_loop(holder, impl.heartbeat_lifetime, std::move(session_id)), asio::detached);
 }
 
 void start_dynamic_config_refresh(const std::shared_ptr<ClientHolder>& holder) {

@@ -17,6 +17,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <exception>
+
 namespace tinker::client::session {
 
 using async::OperationResult;
@@ -64,15 +66,31 @@ error_code check_lora_options(const LoraTrainingOptions& options, diagnostics& d
   return {};
 }
 
+// An optimizer other than AdamW needs a server newer than the 0.25 protocol (one whose client/config
+// names sample_use_retrieve_futures): an older one would ignore the field and train with AdamW
+// (doc/training.md#optimizers). Valid after ensure_config.
+error_code check_optimizer_supported(const ClientHolder& holder, const OptimizerConfig& optimizer, diagnostics& diag) {
+  if (std::holds_alternative<AdamOptimizerConfig>(optimizer)) return {};
+  if (holder.config().sample_use_retrieve_futures.has_value()) return {};
+  diag.message = "optimizer: " + std::string(optimizer_type(optimizer)) +
+                 " needs a server newer than the 0.25 protocol, which trains every model with adamw";
+  return make_error_code(errc::invalid_argument);
+}
+
 asio::awaitable<TrainingOutcome> create_lora_op(HolderPtr holder, LoraTrainingOptions options, diagnostics& diag) {
   if (error_code ec = check_lora_options(options, diag)) co_return TrainingOutcome(ec, TrainingClient());
   if (error_code ec = co_await holder->ensure_session(diag)) co_return TrainingOutcome(ec, TrainingClient());
+  if (error_code ec = check_optimizer_supported(*holder, options.optimizer, diag)) {
+    co_return TrainingOutcome(ec, TrainingClient());
+  }
   LoraConfig lora(options.rank, options.seed);
   lora.train_mlp = options.train_mlp;
   lora.train_attn = options.train_attn;
   lora.train_unembed = options.train_unembed;
   CreateModelRequest request(holder->session_id(), holder->next_model_seq_id(), options.base_model, lora);
   if (!options.user_metadata.empty()) request.user_metadata = json_object_of_strings(options.user_metadata);
+  // AdamW, the default, is not sent: servers of the 0.25 protocol see the body they know.
+  if (!std::holds_alternative<AdamOptimizerConfig>(options.optimizer)) request.optimizer_config = options.optimizer;
   const auto started = std::chrono::steady_clock::now();
   UntypedAPIFuture ticket;
   if (error_code ec = co_await api::create_model(holder->http(), request, ticket, diag)) {
@@ -82,7 +100,7 @@ asio::awaitable<TrainingOutcome> create_lora_op(HolderPtr holder, LoraTrainingOp
   const error_code ec = co_await await_model_future(*holder, ticket, futures::FutureType::create_model,
                                                     options.base_model, started, created, diag);
   if (ec) co_return TrainingOutcome(ec, TrainingClient());
-  auto state = std::make_shared<TrainingState>(holder, created.model_id, options.base_model);
+  auto state = std::make_shared<TrainingState>(holder, created.model_id, options.base_model, options.optimizer);
   co_return TrainingOutcome(error_code(), TrainingClient(std::move(state)));
 }
 
@@ -98,6 +116,13 @@ asio::awaitable<TrainingOutcome> create_via_load(HolderPtr holder, std::string p
   request.path = path;
   request.optimizer = with_optimizer;
   request.weights_access_token = options.weights_access_token;
+  // Sent only when chosen: without it a full-state resume keeps the checkpoint's optimizer.
+  if (options.optimizer) {
+    if (error_code ec = check_optimizer_supported(*holder, *options.optimizer, diag)) {
+      co_return TrainingOutcome(ec, TrainingClient());
+    }
+    request.optimizer_config = options.optimizer;
+  }
   const auto started = std::chrono::steady_clock::now();
   UntypedAPIFuture ticket;
   const api::CallRetrySettings call_retry = holder->retry_call();
@@ -109,8 +134,10 @@ asio::awaitable<TrainingOutcome> create_via_load(HolderPtr holder, std::string p
   const error_code ec =
       co_await await_model_future(*holder, ticket, futures::FutureType::load_weights, model_id, started, loaded, diag);
   if (ec) co_return TrainingOutcome(ec, TrainingClient());
-  auto state =
-      std::make_shared<TrainingState>(holder, loaded.model_id.value_or(model_id), options.base_model.value_or(""));
+  // The server's word on the optimizer first (it may be the checkpoint's), then the caller's choice.
+  OptimizerConfig optimizer = loaded.optimizer_config.value_or(options.optimizer.value_or(AdamOptimizerConfig()));
+  auto state = std::make_shared<TrainingState>(holder, loaded.model_id.value_or(model_id),
+                                               options.base_model.value_or(""), std::move(optimizer));
   co_return TrainingOutcome(error_code(), TrainingClient(std::move(state)));
 }
 
@@ -157,6 +184,12 @@ asio::awaitable<TrainingOutcome> create_then_load(HolderPtr holder, std::string 
   lora.train_attn = info.train_attn.value_or(true);
   lora.train_unembed = info.train_unembed.value_or(true);
   lora.user_metadata = options.user_metadata;
+  // A full-state resume keeps the checkpoint's optimizer unless the caller chose one.
+  if (options.optimizer) {
+    lora.optimizer = *options.optimizer;
+  } else if (with_optimizer && info.optimizer_config) {
+    lora.optimizer = *info.optimizer_config;
+  }
   auto [ec, training] = co_await create_lora_op(holder, std::move(lora), diag);
   if (ec) co_return TrainingOutcome(ec, TrainingClient());
   auto as_tuple_token = asio::as_tuple(asio::use_awaitable);
@@ -182,8 +215,9 @@ asio::awaitable<TrainingOutcome> from_state_op(HolderPtr holder, std::string pat
 }
 
 asio::awaitable<OperationResult<SamplingClient>> sampling_client_op(HolderPtr holder, SamplingSource source,
-                                                                    SamplingRetryConfig retry, diagnostics& diag) {
-  co_return co_await sampling::create_sampling_session_op(std::move(holder), std::move(source), std::move(retry), diag);
+                                                                    SamplingClientOptions options, diagnostics& diag) {
+  co_return co_await sampling::create_sampling_session_op(std::move(holder), std::move(source), std::move(options),
+                                                          diag);
 }
 
 bool runs_in_this_thread(const asio::any_io_executor& executor) {
@@ -215,11 +249,11 @@ void service_create_training_client_from_state(HolderPtr h, std::string path, bo
                                  std::move(path), with_optimizer, std::move(o));
 }
 
-void service_create_sampling_client(HolderPtr h, SamplingSource source, SamplingRetryConfig retry, diagnostics* d,
+void service_create_sampling_client(HolderPtr h, SamplingSource source, SamplingClientOptions options, diagnostics* d,
                                     Handler<SamplingClient> handler) {
   HolderPtr reporter = h;
   spawn_reported<SamplingClient>(std::move(reporter), true, d, std::move(handler), &sampling_client_op, std::move(h),
-                                 std::move(source), std::move(retry));
+                                 std::move(source), std::move(options));
 }
 
 }  // namespace tinker::detail
@@ -227,19 +261,31 @@ void service_create_sampling_client(HolderPtr h, SamplingSource source, Sampling
 namespace tinker {
 
 ServiceClient::ServiceClient(boost::asio::any_io_executor executor, ServiceClientOptions options)
-    : holder_(detail::ClientHolder::create(std::move(executor), std::move(options))) {}
+    : holder_(detail::ClientHolder::create(std::move(executor), std::move(options))),
+      uncaught_at_construction_(std::uncaught_exceptions()) {}
 
 ServiceClient::ServiceClient(boost::asio::any_io_executor executor)
     : ServiceClient(std::move(executor), ServiceClientOptions(ClientOptions::from_environment())) {}
 
 ServiceClient::~ServiceClient() {
   if (!holder_) return;
+  // doc/service.md#finishing-a-session: destroyed while an exception unwinds through the scope
+  // that made it, the program failed: the shutdown's finish says `errored`.
+  const bool unwinding = std::uncaught_exceptions() > uncaught_at_construction_;
   // The holder lives on its io thread: shut it down there (at once when this is that thread or
   // the io_context has stopped).
   if (client::session::runs_in_this_thread(holder_->executor())) {
+    if (unwinding) {
+      holder_->impl().shutdown_finish_reason = ClientSessionFinishReason(ClientSessionFinishReason::Kind::errored);
+    }
     holder_->shutdown();
   } else {
-    boost::asio::post(holder_->executor(), [holder = holder_] { holder->shutdown(); });
+    boost::asio::post(holder_->executor(), [holder = holder_, unwinding] {
+      if (unwinding) {
+        holder->impl().shutdown_finish_reason = ClientSessionFinishReason(ClientSessionFinishReason::Kind::errored);
+      }
+      holder->shutdown();
+    });
   }
 }
 
@@ -248,6 +294,7 @@ ServiceClient& ServiceClient::operator=(ServiceClient&& other) noexcept {
   if (this != &other) {
     ServiceClient discarded(std::move(*this));
     holder_ = std::move(other.holder_);
+    uncaught_at_construction_ = other.uncaught_at_construction_;
   }
   return *this;
 }

@@ -20,6 +20,8 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+
 namespace tinker::client::training {
 
 namespace {
@@ -39,9 +41,16 @@ class ChunkSubmit {
   bool done = false;
 };
 
+bool carries_provenance(const ForwardBackwardInput& input) {
+  return std::any_of(input.data.begin(), input.data.end(), [](const Datum& d) {
+    return d.model_input_spans.has_value() || d.loss_fn_input_spans.has_value();
+  });
+}
+
 asio::awaitable<void> submit_chunk(TrainingState& t, ChunkSubmit& chunk) {
   api::BulkWire wire;
-  wire.json = !protobuf_bulk(t);
+  // doc/training.md#provenance: the protobuf form has no provenance fields, so a chunk carrying spans goes as JSON.
+  wire.json = !protobuf_bulk(t) || carries_provenance(chunk.request.forward_backward_input);
   wire.zstd = t.holder->config().proto_compress_fwdbwd;
   const api::CallRetrySettings call_retry = t.retry_call();
   try {
@@ -157,6 +166,7 @@ asio::awaitable<FbOutcome> fwdbwd_op(TrainingPtr t, Ticket ticket, ForwardBackwa
   std::vector<ForwardBackwardInput> inputs;
   try {
     validate_loss_inputs(input.data);
+    for (std::size_t i = 0; i < input.data.size(); ++i) validate_provenance(input.data[i], i);
     const auto ranges = split_into_chunks(input.data, chunk_limits(*t));
     inputs = take_chunk_inputs(std::move(input), ranges);
   } catch (const error&) {

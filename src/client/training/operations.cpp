@@ -8,8 +8,10 @@
 #include "client/session/operation_launch.hpp"
 #include "client/training/state.hpp"
 #include "client/training/submit_cost.hpp"
+#include "core/types/checkpoint_ttl.hpp"
 #include "core/types/exception_error.hpp"
 
+#include <tinker/console.hpp>
 #include <tinker/tokenizer.hpp>
 #include <tinker/tokenizer_hub.hpp>
 
@@ -58,21 +60,44 @@ asio::awaitable<OperationResult<Future<typename Op::Result>>> submit_single(Trai
   co_return Outcome(error_code(), Future<Result>(std::move(core)));
 }
 
+// The optim_step body for this server (doc/training.md#optimizers): `optim_params` when its
+// client/config names sample_use_retrieve_futures (a server newer than the 0.25 protocol), else the
+// 0.25 `adam_params`. Throws tinker::error (invalid_argument) before anything is sent for
+// parameters of another optimizer than the client's, invalid DimuonParams, or Dimuon on a 0.25
+// server.
+OptimStepRequest optim_step_request(const TrainingState& t, std::int64_t seq_id, const OptimParams& params) {
+  if (!params_match(t.optimizer, params)) {
+    throw error(errc::invalid_argument, "optim_step: " + std::string(optimizer_type(params)) +
+                                            " parameters do not match this training client's optimizer " +
+                                            std::string(optimizer_type(t.optimizer)) +
+                                            " (the optimizer is fixed when the client is created)");
+  }
+  if (std::string problem = optim_params_problem(params); !problem.empty()) {
+    throw error(errc::invalid_argument, "optim_step: " + problem);
+  }
+  if (t.holder->config().sample_use_retrieve_futures.has_value()) {
+    return OptimStepRequest(t.model_id, seq_id, params);
+  }
+  if (const auto* adam = std::get_if<AdamParams>(&params)) return OptimStepRequest(t.model_id, seq_id, *adam);
+  throw error(errc::invalid_argument, "optim_step: " + std::string(optimizer_type(params)) +
+                                          " needs a server newer than the 0.25 protocol, which only takes adam_params");
+}
+
 class OptimStepOp {
  public:
   using Result = OptimStepResponse;
   static constexpr futures::FutureType type = futures::FutureType::optim_step;
-  explicit OptimStepOp(AdamParams params) : params_(params) {}
+  explicit OptimStepOp(OptimParams params) : params_(std::move(params)) {}
 
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
-    const OptimStepRequest request(t.model_id, seq_id, params_);
+    const OptimStepRequest request = optim_step_request(t, seq_id, params_);
     const api::CallRetrySettings call_retry = t.retry_call();
     co_return co_await api::optim_step(t.holder->http(), request, ticket, diag, call_retry);
   }
 
  private:
-  AdamParams params_;
+  OptimParams params_;
 };
 
 class SaveStateOp {
@@ -83,7 +108,9 @@ class SaveStateOp {
 
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
-    const SaveWeightsRequest request(t.model_id, seq_id, name_, options_.ttl_seconds, options_.overwrite);
+    detail::check_checkpoint_ttl("save_state", options_.ttl_seconds);
+    SaveWeightsRequest request(t.model_id, seq_id, name_, options_.ttl_seconds, options_.overwrite);
+    request.user_metadata = options_.user_metadata;
     const api::CallRetrySettings call_retry = t.retry_call();
     co_return co_await api::save_weights(t.holder->http(), request, ticket, diag, call_retry);
   }
@@ -119,12 +146,14 @@ class SaveForSamplerOp {
  public:
   using Result = SaveWeightsForSamplerResponse;
   static constexpr futures::FutureType type = futures::FutureType::save_weights_for_sampler;
-  SaveForSamplerOp(std::optional<std::string> name, std::optional<std::int64_t> ttl_seconds)
-      : name_(std::move(name)), ttl_seconds_(ttl_seconds) {}
+  SaveForSamplerOp(std::optional<std::string> name, SaveWeightsForSamplerOptions options)
+      : name_(std::move(name)), options_(std::move(options)) {}
 
   asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
                                      diagnostics& diag) {
-    SaveWeightsForSamplerRequest request(t.model_id, seq_id, name_, ttl_seconds_);
+    detail::check_checkpoint_ttl("save_weights_for_sampler", options_.ttl_seconds);
+    SaveWeightsForSamplerRequest request(t.model_id, seq_id, name_, options_.ttl_seconds);
+    request.user_metadata = options_.user_metadata;
     // Choice: the sampling counter value is taken once per operation, so a call re-send
     // carries the same sampling_session_seq_id as well as the same seq_id (the Python SDK takes
     // a new one per re-send; doc/training.md#operations says servers dedupe on model_id + seq_id either way).
@@ -135,13 +164,37 @@ class SaveForSamplerOp {
 
  private:
   std::optional<std::string> name_;
-  std::optional<std::int64_t> ttl_seconds_;
+  SaveWeightsForSamplerOptions options_;
 };
 
-asio::awaitable<OperationResult<SamplingClient>> save_and_get_sampler_op(TrainingPtr t, Ticket ticket,
-                                                                         diagnostics& diag) {
+// Weights in an external (Hugging Face PEFT) format, doc/training.md#external-weights. The
+// options are checked in the operation's turn: a refusal there sends nothing and frees the turn.
+class SaveExternalOp {
+ public:
+  using Result = SaveWeightsExternalResponse;
+  static constexpr futures::FutureType type = futures::FutureType::save_weights_external;
+  SaveExternalOp(std::string name, SaveWeightsExternalOptions options)
+      : name_(std::move(name)), options_(std::move(options)) {}
+
+  asio::awaitable<error_code> submit(TrainingState& t, std::int64_t seq_id, UntypedAPIFuture& ticket,
+                                     diagnostics& diag) {
+    check_save_weights_external_options(name_, options_);
+    SaveWeightsExternalRequest request(t.model_id, seq_id, name_, options_.ttl_seconds);
+    request.age_encryption_recipients = options_.age_encryption_recipients;
+    const api::CallRetrySettings call_retry = t.retry_call();
+    co_return co_await api::save_weights_external(t.holder->http(), request, ticket, diag, call_retry);
+  }
+
+ private:
+  std::string name_;
+  SaveWeightsExternalOptions options_;
+};
+
+asio::awaitable<OperationResult<SamplingClient>> save_and_get_sampler_op(
+    TrainingPtr t, Ticket ticket, std::optional<std::map<std::string, std::string>> user_metadata,
+    SamplingClientOptions sampler_options, diagnostics& diag) {
   using Outcome = OperationResult<SamplingClient>;
-  SaveForSamplerOp op(std::nullopt, std::nullopt);
+  SaveForSamplerOp op(std::nullopt, SaveWeightsForSamplerOptions(std::nullopt, std::move(user_metadata)));
   auto [ec, future] = co_await submit_single(t, ticket, std::move(op), diag);
   if (ec) co_return Outcome(ec, SamplingClient());
   auto as_tuple_token = asio::as_tuple(asio::use_awaitable);
@@ -152,7 +205,11 @@ asio::awaitable<OperationResult<SamplingClient>> save_and_get_sampler_op(Trainin
     diag.message = "save_weights_for_sampler without a name answered no sampling_session_id";
     co_return Outcome(make_error_code(errc::protocol_error), SamplingClient());
   }
-  co_return Outcome(error_code(), sampling::make_sampling_client(t->holder, *saved.sampling_session_id, t->base_model));
+  // Checked once the turn is passed (a throw before the submit would leave a gap in the seq_ids): throws
+  // invalid_argument naming the field, which the operation's wrapper turns into the error.
+  sampler_options.retry.validate();
+  co_return Outcome(error_code(), sampling::make_sampling_client(t->holder, *saved.sampling_session_id, t->base_model,
+                                                                 sampler_options));
 }
 
 asio::awaitable<OperationResult<GetInfoResponse>> get_info_op(TrainingPtr t, bool retry_call, diagnostics& diag) {
@@ -188,9 +245,10 @@ asio::awaitable<OperationResult<std::shared_ptr<const Tokenizer>>> get_tokenizer
 }
 
 asio::awaitable<OperationResult<SamplingClient>> create_sampling_client_op(TrainingPtr t, std::string model_path,
+                                                                           SamplingClientOptions options,
                                                                            diagnostics& diag) {
-  co_return co_await sampling::create_sampling_session_op(t->holder,
-                                                          SamplingSource::from_model_path(std::move(model_path)), diag);
+  co_return co_await sampling::create_sampling_session_op(
+      t->holder, SamplingSource::from_model_path(std::move(model_path)), std::move(options), diag);
 }
 
 // Takes the ticket now, on the caller's thread (call order = submission order), then runs
@@ -211,8 +269,8 @@ namespace tinker::detail {
 
 using namespace client::training;  // the operations above
 
-void training_optim_step(TrainingPtr t, AdamParams params, diagnostics* d, Handler<Future<OptimStepResponse>> h) {
-  start_single(std::move(t), OptimStepOp(params), d, std::move(h));
+void training_optim_step(TrainingPtr t, OptimParams params, diagnostics* d, Handler<Future<OptimStepResponse>> h) {
+  start_single(std::move(t), OptimStepOp(std::move(params)), d, std::move(h));
 }
 
 void training_save_state(TrainingPtr t, std::string name, SaveStateOptions options, diagnostics* d,
@@ -225,22 +283,30 @@ void training_load_state(TrainingPtr t, std::string path, bool with_optimizer, s
   start_single(std::move(t), LoadStateOp(std::move(path), with_optimizer, std::move(access_token)), d, std::move(h));
 }
 
-void training_save_weights_for_sampler(TrainingPtr t, std::string name, std::optional<std::int64_t> ttl_seconds,
+void training_save_weights_for_sampler(TrainingPtr t, std::string name, SaveWeightsForSamplerOptions options,
                                        diagnostics* d, Handler<Future<SaveWeightsForSamplerResponse>> h) {
-  start_single(std::move(t), SaveForSamplerOp(std::move(name), ttl_seconds), d, std::move(h));
+  start_single(std::move(t), SaveForSamplerOp(std::move(name), std::move(options)), d, std::move(h));
 }
 
-void training_save_weights_and_get_sampling_client(TrainingPtr t, diagnostics* d, Handler<SamplingClient> h) {
+void training_save_weights_external(TrainingPtr t, std::string name, SaveWeightsExternalOptions options, diagnostics* d,
+                                    Handler<Future<SaveWeightsExternalResponse>> h) {
+  start_single(std::move(t), SaveExternalOp(std::move(name), std::move(options)), d, std::move(h));
+}
+
+void training_save_weights_and_get_sampling_client(TrainingPtr t,
+                                                   std::optional<std::map<std::string, std::string>> user_metadata,
+                                                   SamplingClientOptions o, diagnostics* d, Handler<SamplingClient> h) {
   const Ticket ticket = t->turnstile.take_ticket();
   auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
   client::session::spawn_reported<SamplingClient>(std::move(holder), true, d, std::move(h), &save_and_get_sampler_op,
-                                                  std::move(t), ticket);
+                                                  std::move(t), ticket, std::move(user_metadata), std::move(o));
 }
 
-void training_create_sampling_client(TrainingPtr t, std::string model_path, diagnostics* d, Handler<SamplingClient> h) {
+void training_create_sampling_client(TrainingPtr t, std::string model_path, SamplingClientOptions o, diagnostics* d,
+                                     Handler<SamplingClient> h) {
   auto holder = t->holder;  // a failure is reported to telemetry (doc/protocol.md#telemetry)
   client::session::spawn_reported<SamplingClient>(std::move(holder), true, d, std::move(h), &create_sampling_client_op,
-                                                  std::move(t), std::move(model_path));
+                                                  std::move(t), std::move(model_path), std::move(o));
 }
 
 void training_get_info(TrainingPtr t, diagnostics* d, Handler<GetInfoResponse> h) {
@@ -257,6 +323,14 @@ void training_get_tokenizer(TrainingPtr t, diagnostics* d, Handler<std::shared_p
 
 const std::string& training_model_id(const TrainingState& t) noexcept {
   return t.model_id;
+}
+
+std::string training_console_url(const TrainingState& t) {
+  return console::training_run_url(t.model_id);
+}
+
+const OptimizerConfig& training_optimizer(const TrainingState& t) noexcept {
+  return t.optimizer;
 }
 
 boost::asio::any_io_executor training_executor(const TrainingState& state) noexcept {

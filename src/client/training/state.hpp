@@ -21,12 +21,20 @@ namespace tinker::detail {
 
 class TrainingState {
  public:
-  TrainingState(std::shared_ptr<ClientHolder> holder_, std::string model_id_, std::string base_model_)
-      : holder(std::move(holder_)), model_id(std::move(model_id_)), base_model(std::move(base_model_)) {}
+  TrainingState(std::shared_ptr<ClientHolder> holder_, std::string model_id_, std::string base_model_,
+                OptimizerConfig optimizer_ = AdamOptimizerConfig())
+      : holder(std::move(holder_)),
+        model_id(std::move(model_id_)),
+        base_model(std::move(base_model_)),
+        optimizer(std::move(optimizer_)) {}
 
   std::shared_ptr<ClientHolder> holder;
   const std::string model_id;
-  const std::string base_model;              ///< may be empty when the model came from a checkpoint
+  const std::string base_model;  ///< may be empty when the model came from a checkpoint
+  /// Fixed for the client's life; optim_step refuses parameters of another optimizer
+  /// (doc/training.md#optimizers). Set before the client is handed out (a full-state resume
+  /// learns it from the load).
+  OptimizerConfig optimizer;
   client::training::Turnstile turnstile{1};  ///< the model's creation was seq 0
 
   /// Results whose first poll waits for this client's next submit (io thread only): a

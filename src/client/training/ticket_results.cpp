@@ -56,6 +56,7 @@ template ResultDecoder json_result_decoder<OptimStepResponse>();
 template ResultDecoder json_result_decoder<SaveWeightsResponse>();
 template ResultDecoder json_result_decoder<LoadWeightsResponse>();
 template ResultDecoder json_result_decoder<SaveWeightsForSamplerResponse>();
+template ResultDecoder json_result_decoder<SaveWeightsExternalResponse>();
 template ResultDecoder json_result_decoder<CreateModelResponse>();
 template ResultDecoder json_result_decoder<SampleResponse>();
 template ResultDecoder protobuf_result_decoder<ForwardBackwardOutput>();

@@ -25,7 +25,12 @@ bool has_control_character(std::string_view text) {
 }  // namespace
 
 const char* path_kind(CheckpointType type) noexcept {
-  return type == CheckpointType::training ? "weights" : "sampler_weights";
+  switch (type) {
+    case CheckpointType::training: return "weights";
+    case CheckpointType::sampler: return "sampler_weights";
+    case CheckpointType::external: return "external_weights";
+  }
+  return "weights";
 }
 
 TinkerPath TinkerPath::parse(std::string_view path) {
@@ -34,7 +39,7 @@ TinkerPath TinkerPath::parse(std::string_view path) {
   const std::size_t first = rest.find('/');
   const std::size_t second = first == std::string_view::npos ? first : rest.find('/', first + 1);
   if (second == std::string_view::npos || rest.find('/', second + 1) != std::string_view::npos) {
-    bad_path(path, "expected tinker://<run-id>/<weights|sampler_weights>/<name>");
+    bad_path(path, "expected tinker://<run-id>/<weights|sampler_weights|external_weights>/<name>");
   }
   const std::string_view run_id = rest.substr(0, first);
   const std::string_view kind = rest.substr(first + 1, second - first - 1);
@@ -47,8 +52,11 @@ TinkerPath TinkerPath::parse(std::string_view path) {
     type = CheckpointType::training;
   } else if (kind == "sampler_weights") {
     type = CheckpointType::sampler;
+  } else if (kind == "external_weights") {
+    type = CheckpointType::external;
   } else {
-    bad_path(path, "the kind must be 'weights' or 'sampler_weights', got '" + std::string(kind) + "'");
+    bad_path(path,
+             "the kind must be 'weights', 'sampler_weights' or 'external_weights', got '" + std::string(kind) + "'");
   }
   return TinkerPath(std::string(run_id), type, std::string(name));
 }

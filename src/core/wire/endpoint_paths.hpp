@@ -33,6 +33,8 @@ inline constexpr EndpointPath client_config{"/api/v1/client/config"};
 inline constexpr EndpointPath dynamic_config{"/api/v1/client/dynamic_config"};
 inline constexpr EndpointPath create_session{"/api/v1/create_session"};
 inline constexpr EndpointPath session_heartbeat{"/api/v1/session_heartbeat"};
+/// The client reports its session done (doc/protocol.md#choices-where-the-protocol-was-open: path chosen).
+inline constexpr EndpointPath finish_session{"/api/v1/finish_session"};
 inline constexpr EndpointPath create_sampling_session{"/api/v1/create_sampling_session"};
 inline constexpr EndpointPath telemetry{"/api/v1/telemetry"};
 
@@ -47,16 +49,29 @@ inline constexpr EndpointPath save_weights{"/api/v1/save_weights"};
 inline constexpr EndpointPath load_weights{"/api/v1/load_weights"};
 inline constexpr EndpointPath save_weights_for_sampler{"/api/v1/save_weights_for_sampler"};
 inline constexpr EndpointPath weights_info{"/api/v1/weights_info"};
+inline constexpr EndpointPath save_weights_external{"/api/v1/save_weights_external"};
 inline constexpr EndpointPath asample{"/api/v1/asample"};
 inline constexpr EndpointPath retrieve_future{"/api/v1/retrieve_future"};
+/// The batched long-poll of a sampling session's completions (doc/protocol.md#batched-sampling-results).
+inline constexpr EndpointPath retrieve_futures{"/api/v1/retrieve_futures"};
 
 // REST resources (doc/rest.md#calls). The collections; an item is "<collection>/<id>".
 inline constexpr EndpointPath training_runs{"/api/v1/training_runs"};
 inline constexpr EndpointPath checkpoints{"/api/v1/checkpoints"};
 inline constexpr EndpointPath sessions{"/api/v1/sessions"};
+/// POST: search sessions (doc/protocol.md#choices-where-the-protocol-was-open: path chosen).
+inline constexpr EndpointPath sessions_search{"/api/v1/sessions/search"};
 inline constexpr EndpointPath samplers{"/api/v1/samplers"};
 inline constexpr EndpointPath audit{"/api/v1/audit"};
 inline constexpr EndpointPath billing_usage{"/api/v1/billing/usage/events"};
+// External-weights uploads (doc/rest.md#external-weights).
+inline constexpr EndpointPath external_weights_upload_start{"/api/v1/external_weights_upload_start"};
+inline constexpr EndpointPath external_weights_upload_finish{"/api/v1/external_weights_upload_finish"};
+// Checkpoint search (POST, JSON body; a choice: doc/protocol.md#choices-where-the-protocol-was-open),
+// the synchronous weights copy (POST, a choice too) and the current checkpoint storage usage (GET).
+inline constexpr EndpointPath checkpoints_search{"/api/v1/checkpoints/search"};
+inline constexpr EndpointPath copy_weights{"/api/v1/copy_weights"};
+inline constexpr EndpointPath checkpoint_storage_usage{"/api/v1/billing/usage/checkpoints/current"};
 
 /// The segments after an item of a collection: training_runs/<run>/checkpoints/<type>/<name>
 /// [/archive|/publish|/ttl], sessions/<id>/project, sessions/<id>/trace_export.
@@ -67,6 +82,7 @@ inline constexpr std::string_view publish = "publish";
 inline constexpr std::string_view ttl = "ttl";
 inline constexpr std::string_view project = "project";
 inline constexpr std::string_view trace_export = "trace_export";
+inline constexpr std::string_view external_weights_urls = "external_weights_urls";
 }  // namespace segment
 
 }  // namespace tinker::wire::paths

@@ -143,10 +143,14 @@ void write_json(JsonEncoder& e, const Timestamp& value);
 void write_json(JsonEncoder& e, const TensorData& value);
 void write_json(JsonEncoder& e, const std::vector<std::uint8_t>& bytes);  // base64
 void write_json(JsonEncoder& e, const ModelInputChunk& value);
+void write_json(JsonEncoder& e, const ProvenanceSpan& value);
 void write_json(JsonEncoder& e, const StopCondition& value);
 void write_json(JsonEncoder& e, const TopkEntry& value);
 void write_json(JsonEncoder& e, const billing::EventInfo& value);
 void write_json(JsonEncoder& e, const ForwardBackwardRequest& value);
+void write_json(JsonEncoder& e, const OptimParams& value);      // json_codec_optimizer.cpp
+void write_json(JsonEncoder& e, const OptimizerConfig& value);  // json_codec_optimizer.cpp
+void write_json(JsonEncoder& e, const SearchOwner& value);
 void write_json(JsonEncoder& e, const std::vector<TokenId>& value);
 void write_json(JsonEncoder& e, const std::vector<float>& value);
 
@@ -162,10 +166,14 @@ void read_json(const boost::json::value& v, const Path& p, Timestamp& out);
 void read_json(const boost::json::value& v, const Path& p, TensorData& out);
 void read_json(const boost::json::value& v, const Path& p, std::vector<std::uint8_t>& bytes);  // base64
 void read_json(const boost::json::value& v, const Path& p, ModelInputChunk& out);
+void read_json(const boost::json::value& v, const Path& p, ProvenanceSpan& out);
 void read_json(const boost::json::value& v, const Path& p, StopCondition& out);
 void read_json(const boost::json::value& v, const Path& p, TopkEntry& out);
 void read_json(const boost::json::value& v, const Path& p, billing::EventInfo& out);
 void read_json(const boost::json::value& v, const Path& p, ForwardBackwardRequest& out);
+void read_json(const boost::json::value& v, const Path& p, OptimParams& out);
+void read_json(const boost::json::value& v, const Path& p, OptimizerConfig& out);
+void read_json(const boost::json::value& v, const Path& p, SearchOwner& out);
 void read_json(const boost::json::value& v, const Path& p, std::vector<TokenId>& out);
 void read_json(const boost::json::value& v, const Path& p, std::vector<float>& out);
 

@@ -284,8 +284,9 @@ constexpr EnumTable<QueueState, 4> queue_states{{{{QueueState::active, "active"}
 constexpr EnumTable<RequestErrorCategory, 3> error_categories{{{{RequestErrorCategory::unknown, "unknown"},
                                                                 {RequestErrorCategory::server, "server"},
                                                                 {RequestErrorCategory::user, "user"}}}};
-constexpr EnumTable<CheckpointType, 2> checkpoint_types{
-    {{{CheckpointType::training, "training"}, {CheckpointType::sampler, "sampler"}}}};
+constexpr EnumTable<CheckpointType, 3> checkpoint_types{{{{CheckpointType::training, "training"},
+                                                          {CheckpointType::sampler, "sampler"},
+                                                          {CheckpointType::external, "external"}}}};
 constexpr EnumTable<TraceExportStatus, 3> trace_statuses{{{{TraceExportStatus::pending, "pending"},
                                                            {TraceExportStatus::ready, "ready"},
                                                            {TraceExportStatus::failed, "failed"}}}};

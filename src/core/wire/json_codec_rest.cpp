@@ -39,5 +39,13 @@ TINKER_INSTANTIATE_JSON(AuditLogResponse);
 TINKER_INSTANTIATE_JSON(BillingUsageEntry);
 TINKER_INSTANTIATE_JSON(BillingUsageResponse);
 TINKER_INSTANTIATE_JSON(WhoamiResponse);
+TINKER_INSTANTIATE_JSON(SearchOwner);
+TINKER_INSTANTIATE_JSON(CheckpointSearchCursor);
+TINKER_INSTANTIATE_JSON(CheckpointSearchRequest);
+TINKER_INSTANTIATE_JSON(CheckpointSearchResponse);
+TINKER_INSTANTIATE_JSON(CopyWeightsRequest);
+TINKER_INSTANTIATE_JSON(CopyWeightsResponse);
+TINKER_INSTANTIATE_JSON(CheckpointStorageUsageItem);
+TINKER_INSTANTIATE_JSON(CheckpointStorageUsageResponse);
 
 }  // namespace tinker

@@ -12,5 +12,9 @@ TINKER_INSTANTIATE_JSON(RetrieveFutureRequest);
 TINKER_INSTANTIATE_JSON(TryAgainResponse);
 TINKER_INSTANTIATE_JSON(FutureMetadataResponse);
 TINKER_INSTANTIATE_JSON(RequestFailedResponse);
+TINKER_INSTANTIATE_JSON(SamplingSessionFuturesTarget);
+TINKER_INSTANTIATE_JSON(FuturesRetrieveRequest);
+TINKER_INSTANTIATE_JSON(FutureCompletion);
+TINKER_INSTANTIATE_JSON(FuturesRetrieveResponse);
 
 }  // namespace tinker

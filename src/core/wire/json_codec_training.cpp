@@ -81,6 +81,15 @@ std::size_t chunk_chars(const ModelInputChunk& chunk) {
       chunk);
 }
 
+std::size_t provenance_chars(const std::optional<std::vector<ProvenanceSpan>>& spans) {
+  if (!spans) return 0;
+  std::size_t n = fields_room;
+  for (const ProvenanceSpan& span : *spans) {
+    n += fields_room + 2 * std::visit([](const auto& s) { return s.sequence_id.size(); }, span);
+  }
+  return n;
+}
+
 std::size_t input_chars(const ForwardBackwardInput& input) {
   std::size_t n = 2 * input.loss_fn.size() + fields_room;
   if (input.loss_fn_config) {
@@ -90,6 +99,7 @@ std::size_t input_chars(const ForwardBackwardInput& input) {
     n += fields_room;
     for (const ModelInputChunk& chunk : datum.model_input.chunks) n += chunk_chars(chunk);
     for (const auto& [key, tensor] : datum.loss_fn_inputs) n += 2 * key.size() + tensor_chars(tensor);
+    n += provenance_chars(datum.model_input_spans) + provenance_chars(datum.loss_fn_input_spans);
   }
   return n;
 }
@@ -108,6 +118,8 @@ std::size_t json_capacity_hint(const ForwardRequest& value) {
 
 TINKER_INSTANTIATE_JSON(ModelInput);
 TINKER_INSTANTIATE_JSON(TensorData);
+TINKER_INSTANTIATE_JSON(PromptProvenanceSpan);
+TINKER_INSTANTIATE_JSON(SampledProvenanceSpan);
 TINKER_INSTANTIATE_JSON(Datum);
 TINKER_INSTANTIATE_JSON(ForwardBackwardInput);
 TINKER_INSTANTIATE_JSON(ForwardBackwardOutput);

@@ -126,6 +126,19 @@ void read_json(const json::value& v, const Path& p, ModelInputChunk& out) {
   fail_unknown_type(p, type, "encoded_text, image, image_asset_pointer, dmel");
 }
 
+// Datum provenance (doc/training.md#provenance): {"type": "prompt" | "sampled", ...}. Only servers decode it,
+// and a server cannot check a span it does not know, so an unknown type is refused.
+void write_json(JsonEncoder& e, const ProvenanceSpan& value) {
+  write_alternative(e, value);
+}
+
+void read_json(const json::value& v, const Path& p, ProvenanceSpan& out) {
+  const std::string_view type = read_type_tag(v, p);
+  if (type == "prompt") return read_json(v, p, out.emplace<PromptProvenanceSpan>());
+  if (type == "sampled") return read_json(v, p, out.emplace<SampledProvenanceSpan>());
+  fail_unknown_type(p, type, "prompt, sampled");
+}
+
 void write_json(JsonEncoder& e, const billing::EventInfo& value) {
   write_alternative(e, value);
 }
@@ -138,6 +151,64 @@ void read_json(const json::value& v, const Path& p, billing::EventInfo& out) {
   if (type == "checkpoint") return read_json(v, p, out.emplace<billing::CheckpointEvent>());
   if (type == "storage") return read_json(v, p, out.emplace<billing::Storage>());
   fail_unknown_type(p, type, "training, sampling_prefill, sampling_sample, checkpoint, storage");
+}
+
+// ---------------------------------------------------------------------------------------------
+// SearchOwner (doc/rest.md#search-sessions): {"type": "own"} | {"type": "accessible"} |
+// {"type": "user", "owner_urns": [1..10 URNs]}. Only servers decode it, and a server cannot
+// search for an owner it does not know, so an unknown type is refused (not kept).
+
+namespace {
+constexpr std::size_t max_search_owner_urns = 10;
+
+const char* search_owner_type(SearchOwner::Kind kind) {
+  switch (kind) {
+    case SearchOwner::Kind::own: return "own";
+    case SearchOwner::Kind::accessible: return "accessible";
+    case SearchOwner::Kind::user: return "user";
+  }
+  return "own";
+}
+
+std::string search_owner_urns_problem(const SearchOwner& owner) {
+  if (owner.kind != SearchOwner::Kind::user) {
+    return owner.owner_urns.empty() ? std::string() : "owner_urns is only allowed with type \"user\"";
+  }
+  const std::size_t count = owner.owner_urns.size();
+  if (count == 0 || count > max_search_owner_urns) {
+    return "owner_urns must hold 1..10 URNs, got " + std::to_string(count);
+  }
+  return {};
+}
+}  // namespace
+
+void write_json(JsonEncoder& e, const SearchOwner& value) {
+  if (!e.lenient()) {
+    const std::string problem = search_owner_urns_problem(value);
+    if (!problem.empty()) e.fail(problem);
+  }
+  e.writer().begin_object();
+  e.tag("type", search_owner_type(value.kind));
+  if (value.kind == SearchOwner::Kind::user || !value.owner_urns.empty()) e.req("owner_urns", value.owner_urns);
+  e.writer().end_object();
+}
+
+void read_json(const json::value& v, const Path& p, SearchOwner& out) {
+  const std::string_view type = read_type_tag(v, p);
+  JsonDecoder d(v.get_object(), p);
+  if (type == "own") {
+    out = SearchOwner::own();
+  } else if (type == "accessible") {
+    out = SearchOwner::accessible();
+  } else if (type == "user") {
+    std::vector<std::string> urns;
+    d.req("owner_urns", urns);
+    out = SearchOwner::users(std::move(urns));
+    const std::string problem = search_owner_urns_problem(out);
+    if (!problem.empty()) fail_at(Path(p, "owner_urns"), problem);
+  } else {
+    fail_unknown_type(p, type, "own, accessible, user");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -43,10 +43,29 @@ void wire_fields(V& v, ModelInput& x) {
   v.req("chunks", x.chunks);
 }
 
+// Provenance spans: the wire tag is a choice (doc/protocol.md#choices-where-the-protocol-was-open).
+template <class V>
+void wire_fields(V& v, PromptProvenanceSpan& x) {
+  v.tag("type", "prompt");
+  v.req("sequence_id", x.sequence_id);
+  v.req("offset", x.offset);
+  v.req("length", x.length);
+}
+
+template <class V>
+void wire_fields(V& v, SampledProvenanceSpan& x) {
+  v.tag("type", "sampled");
+  v.req("sequence_id", x.sequence_id);
+  v.req("offset", x.offset);
+  v.req("length", x.length);
+}
+
 template <class V>
 void wire_fields(V& v, Datum& x) {
   v.req("model_input", x.model_input);
   v.opt("loss_fn_inputs", x.loss_fn_inputs);
+  v.opt("model_input_spans", x.model_input_spans);
+  v.opt("loss_fn_input_spans", x.loss_fn_input_spans);
 }
 
 template <class V>
@@ -75,6 +94,30 @@ void wire_fields(V& v, AdamParams& x) {
   v.opt("grad_clip_norm", x.grad_clip_norm);
 }
 
+// --- optimizers (doc/training.md#optimizers); OptimParams and OptimizerConfig, the unions, are in
+// json_codec_optimizer.cpp ------------------------------------------------------------------
+
+template <class V>
+void wire_fields(V& v, DimuonParams& x) {
+  v.tag("type", "dimuon");
+  v.req("learning_rate", x.learning_rate);
+  v.opt("grad_clip_norm", x.grad_clip_norm);
+  v.opt("beta1", x.beta1);
+  v.opt("damping", x.damping);
+  v.opt("rank_lr_correction_exponent", x.rank_lr_correction_exponent);
+}
+
+template <class V>
+void wire_fields(V& v, AdamOptimizerConfig&) {
+  v.tag("type", "adamw");
+}
+
+template <class V>
+void wire_fields(V& v, DimuonOptimizerConfig& x) {
+  v.tag("type", "dimuon");
+  v.opt("version", x.version);
+}
+
 template <class V>
 void wire_fields(V& v, LoraConfig& x) {
   v.req("rank", x.rank);
@@ -91,6 +134,7 @@ void wire_fields(V& v, CreateModelRequest& x) {
   v.req("base_model", x.base_model);
   v.opt("user_metadata", x.user_metadata);
   v.opt("lora_config", x.lora_config);
+  v.opt("optimizer_config", x.optimizer_config);
   v.tag("type", "create_model");
 }
 
@@ -144,7 +188,8 @@ void wire_fields(V& v, ForwardRequest& x) {
 
 template <class V>
 void wire_fields(V& v, OptimStepRequest& x) {
-  v.req("adam_params", x.adam_params);
+  v.opt("adam_params", x.adam_params);
+  v.opt("optim_params", x.optim_params);
   v.req("model_id", x.model_id);
   v.req("seq_id", x.seq_id);
   v.tag("type", "optim_step");
@@ -162,6 +207,7 @@ void wire_fields(V& v, SaveWeightsRequest& x) {
   v.opt("seq_id", x.seq_id);
   v.opt("ttl_seconds", x.ttl_seconds);
   v.opt("overwrite", x.overwrite);
+  v.opt("user_metadata", x.user_metadata);
   v.tag("type", "save_weights");
 }
 
@@ -182,6 +228,7 @@ void wire_fields(V& v, LoadWeightsRequest& x) {
   v.req("path", x.path);
   v.opt("optimizer", x.optimizer);
   v.opt("weights_access_token", x.weights_access_token);
+  v.opt("optimizer_config", x.optimizer_config);
   v.tag("type", "load_weights");
 }
 
@@ -189,6 +236,7 @@ template <class V>
 void wire_fields(V& v, LoadWeightsResponse& x) {
   v.opt("path", x.path);
   v.opt("model_id", x.model_id);
+  v.opt("optimizer_config", x.optimizer_config);
   v.tag("type", "load_weights");
 }
 
@@ -199,6 +247,7 @@ void wire_fields(V& v, SaveWeightsForSamplerRequest& x) {
   v.opt("sampling_session_seq_id", x.sampling_session_seq_id);
   v.opt("seq_id", x.seq_id);
   v.opt("ttl_seconds", x.ttl_seconds);
+  v.opt("user_metadata", x.user_metadata);
   v.tag("type", "save_weights_for_sampler");
 }
 
@@ -232,6 +281,7 @@ void wire_fields(V& v, SampleRequest& x) {
   v.opt("seq_id", x.seq_id);
   v.opt("prompt_logprobs", x.prompt_logprobs);
   v.opt("topk_prompt_logprobs", x.topk_prompt_logprobs);
+  v.opt("record_stability_info", x.record_stability_info);
   v.tag("type", "sample");
 }
 
@@ -240,6 +290,7 @@ void wire_fields(V& v, SampledSequence& x) {
   v.req("stop_reason", x.stop_reason);
   v.req("tokens", x.tokens);
   v.opt("logprobs", x.logprobs);
+  v.opt("sequence_id", x.sequence_id);
 }
 
 template <class V>
@@ -263,6 +314,34 @@ template <class V>
 void wire_fields(V& v, RetrieveFutureRequest& x) {
   v.req("request_id", x.request_id);
   v.opt("allow_metadata_only", x.allow_metadata_only);
+}
+
+template <class V>
+void wire_fields(V& v, SamplingSessionFuturesTarget& x) {
+  v.tag("type", "sampling_session");
+  v.req("sampling_session_id", x.sampling_session_id);
+  v.opt("cloned_sampler_id", x.cloned_sampler_id);
+}
+
+template <class V>
+void wire_fields(V& v, FuturesRetrieveRequest& x) {
+  v.req("target", x.target);
+  v.opt("prev_cursor", x.prev_cursor);
+  v.opt("timeout", x.timeout);
+}
+
+// A union on "state" kept as its string, so that a state this SDK does not know is kept as sent.
+template <class V>
+void wire_fields(V& v, FutureCompletion& x) {
+  v.req("state", x.state);
+  v.opt("request_id", x.request_id);
+  v.opt("response_payload_uncompressed_size", x.response_payload_uncompressed_size);
+}
+
+template <class V>
+void wire_fields(V& v, FuturesRetrieveResponse& x) {
+  v.req("completions", x.completions);
+  v.req("cursor", x.cursor);
 }
 
 template <class V>
@@ -296,6 +375,8 @@ void wire_fields(V& v, Checkpoint& x) {
   v.opt("size_bytes", x.size_bytes);
   v.opt("public", x.public_);
   v.opt("expires_at", x.expires_at);
+  v.opt("base_model", x.base_model);
+  v.opt("user_metadata", x.user_metadata);
 }
 
 template <class V>
@@ -355,6 +436,7 @@ void wire_fields(V& v, WeightsInfoResponse& x) {
   v.opt("train_unembed", x.train_unembed);
   v.opt("train_mlp", x.train_mlp);
   v.opt("train_attn", x.train_attn);
+  v.opt("optimizer_config", x.optimizer_config);
 }
 
 // --- bootstrap and sessions (doc/protocol.md#bootstrap-and-lifecycle, doc/rest.md) ----------
@@ -381,6 +463,7 @@ void wire_fields(V& v, ClientConfigResponse& x) {
   v.opt("sample_max_concurrent_requests", x.sample_max_concurrent_requests);
   v.opt("use_pyqwest_transport", x.use_pyqwest_transport);
   v.opt("create_model_via_load_weights", x.create_model_via_load_weights);
+  v.opt("sample_use_retrieve_futures", x.sample_use_retrieve_futures);
   v.opt("proto_write_fwdbwd", x.proto_write_fwdbwd);
   v.opt("fwd_via_fwdbwd", x.fwd_via_fwdbwd);
 }
@@ -420,6 +503,7 @@ void wire_fields(V& v, CreateSessionRequest& x) {
   v.opt("user_metadata", x.user_metadata);
   v.req("sdk_version", x.sdk_version);
   v.opt("project_id", x.project_id);
+  v.opt("display_name", x.display_name);
   v.tag("type", "create_session");
 }
 
@@ -560,6 +644,63 @@ template <class V>
 void wire_fields(V& v, WhoamiResponse& x) {
   v.req("user_urn", x.user_urn);
   v.opt("email", x.email);
+}
+
+// --- checkpoint search, weights copy, storage usage (doc/rest.md#search-checkpoints, doc/service.md)
+
+template <class V>
+void wire_fields(V& v, CheckpointSearchCursor& x) {
+  v.req("last_created_at", x.last_created_at);
+  v.req("last_checkpoint_uuid", x.last_checkpoint_uuid);
+}
+
+template <class V>
+void wire_fields(V& v, CheckpointSearchRequest& x) {
+  v.opt("project_ids", x.project_ids);
+  v.opt("user_metadata", x.user_metadata);
+  v.opt("checkpoint_type", x.checkpoint_type);
+  v.opt("owner", x.owner);
+  v.opt("base_models", x.base_models);
+  v.opt("limit", x.limit);
+  v.opt("cursor", x.cursor);
+}
+
+template <class V>
+void wire_fields(V& v, CheckpointSearchResponse& x) {
+  v.req("checkpoints", x.checkpoints);
+  v.opt("next_cursor", x.next_cursor);
+}
+
+template <class V>
+void wire_fields(V& v, CopyWeightsRequest& x) {
+  v.req("session_id", x.session_id);
+  v.req("model_seq_id", x.model_seq_id);
+  v.req("source_path", x.source_path);
+  v.opt("ttl_seconds", x.ttl_seconds);
+  v.opt("weights_access_token", x.weights_access_token);
+}
+
+template <class V>
+void wire_fields(V& v, CopyWeightsResponse& x) {
+  v.req("tinker_path", x.tinker_path);
+}
+
+template <class V>
+void wire_fields(V& v, CheckpointStorageUsageItem& x) {
+  v.opt("project_id", x.project_id);
+  v.opt("org_user_urn", x.org_user_urn);
+  v.opt("user_email", x.user_email);
+  v.opt("user_name", x.user_name);
+  v.req("checkpoint_count", x.checkpoint_count);
+  v.req("size_bytes", x.size_bytes);
+  v.req("size_gigabytes", x.size_gigabytes);
+  v.opt("estimated_monthly_cost_usd", x.estimated_monthly_cost_usd);
+}
+
+template <class V>
+void wire_fields(V& v, CheckpointStorageUsageResponse& x) {
+  v.opt("effective_rate_usd_per_gigabyte_month", x.effective_rate_usd_per_gigabyte_month);
+  v.req("data", x.data);
 }
 
 // Billing event_info variants of GET billing/usage/events (doc/rest.md): a tagged union on `type`

@@ -218,6 +218,13 @@ void write_tensor_entry(WireWriter& w, const std::string& name, const TensorData
 
 // Payload size of a Datum message; checks everything the writer relies on.
 std::size_t datum_size(const Datum& datum, const Path& path) {
+  // The protobuf Datum has no provenance fields: refused rather than dropped (the SDK sends such
+  // batches as JSON, doc/training.md#provenance).
+  if (datum.model_input_spans)
+    encode_fail(path.child("model_input_spans"), "the protobuf form cannot carry provenance");
+  if (datum.loss_fn_input_spans) {
+    encode_fail(path.child("loss_fn_input_spans"), "the protobuf form cannot carry provenance");
+  }
   std::size_t n = 0;
   const Path chunks_path = path.child("model_input.chunks");
   const auto& chunks = datum.model_input.chunks;

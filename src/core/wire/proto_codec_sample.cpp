@@ -29,6 +29,7 @@ void encode_sequence(const SampledSequence& sequence, pb::SampledSequence* out) 
   out->set_stop_reason(wire_stop_reason(sequence.stop_reason));
   assign_le(out->mutable_tokens(), std::span(sequence.tokens));
   if (sequence.logprobs) assign_le(out->mutable_logprobs(), std::span(*sequence.logprobs));
+  if (sequence.sequence_id) out->set_sequence_id(*sequence.sequence_id);
 }
 
 void encode_prompt_logprobs(const std::vector<std::optional<float>>& logprobs, std::string* out) {
@@ -149,6 +150,7 @@ SampleResponse decode_sample_with_libprotobuf(std::string_view bytes) {
     const pb::SampledSequence& sequence = msg->sequences(i);
     out.sequences.push_back(decode_sequence(static_cast<int>(sequence.stop_reason()), sequence.tokens(),
                                             sequence.logprobs(), Path("sequences", i)));
+    if (sequence.has_sequence_id()) out.sequences.back().sequence_id = sequence.sequence_id();
   }
   // Empty bytes mean "not requested", exactly like an absent field.
   if (!msg->prompt_logprobs().empty()) out.prompt_logprobs = decode_prompt_logprobs(msg->prompt_logprobs());

@@ -12,10 +12,12 @@
 // malformed input, whose error libprotobuf's path reports. Unknown fields of the plain wire types
 // are skipped, repeated sequences append, and a repeated singular field keeps its last value, as
 // proto3 specifies.
+#include "core/wire/json_writer.hpp"
 #include "core/wire/proto_codec_internal.hpp"
 
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace tinker::wire::proto {
@@ -92,6 +94,7 @@ class SequenceFields {
   std::int32_t stop_reason = 0;
   std::string_view tokens;
   std::string_view logprobs;
+  std::optional<std::string_view> sequence_id;
 };
 
 bool read_sequence(std::string_view bytes, SequenceFields& out) {
@@ -111,6 +114,10 @@ bool read_sequence(std::string_view bytes, SequenceFields& out) {
         break;
       case 3:
         if (type != WireType::length_delimited || !reader.length_delimited(out.logprobs)) return false;
+        break;
+      case 4:  // sequence_id (not in the 0.25 descriptor); bad UTF-8 is left to libprotobuf's error
+        if (type != WireType::length_delimited || !reader.length_delimited(out.sequence_id.emplace())) return false;
+        if (!is_valid_utf8(*out.sequence_id)) return false;
         break;
       default:
         if (!reader.skip(type)) return false;
@@ -171,6 +178,7 @@ bool decode_plain_sample(std::string_view bytes, SampleResponse& out) {
     (void)read_sequence(sequence_bytes, fields);  // read once already
     out.sequences.push_back(decode_sequence(fields.stop_reason, fields.tokens, fields.logprobs,
                                             Path("sequences", static_cast<int>(out.sequences.size()))));
+    if (fields.sequence_id) out.sequences.back().sequence_id.emplace(*fields.sequence_id);
     return true;
   };
   (void)read_response(bytes, prompt_logprobs, cache_hits, decode);

@@ -116,6 +116,13 @@ void append_sample_body(const SampleRequest& request, std::string& out) {
   }
   cursor.put(R"(,"topk_prompt_logprobs":)");
   cursor.integer(request.topk_prompt_logprobs);
+  if (request.record_stability_info) {
+    if (*request.record_stability_info) {
+      cursor.put(R"(,"record_stability_info":true)");
+    } else {
+      cursor.put(R"(,"record_stability_info":false)");
+    }
+  }
   cursor.put(R"(,"type":"sample"})");
   cursor.flush_to(out);
 }

@@ -26,6 +26,11 @@ void add_size(CLI::App& command, const std::string& name, std::int64_t& value, c
 void add_target_options(CLI::App& app, TargetSettings& target) {
   app.add_flag("--local", target.local, "Run against an embedded tinker-local (a forked child process)");
   app.add_flag("--null-model", target.null_model, "With --local: no model computations (measures the client)");
+  app.add_flag("--local-per-request-polling", target.per_request_polling,
+               "With --local: the server turns off the batched result poll (retrieve_futures)");
+  app.add_option("--local-long-poll-ms", target.local_long_poll_ms,
+                 "With --local: how long the server holds a pending retrieve_future (default 5000)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--base-url", target.base_url, "The service's URL (default: TINKER_BASE_URL, else the SDK's)");
   app.add_option("--base-model", target.base_model,
                  "The model to train and sample (required against a remote service; local: tinker-local/tiny-lm)");
@@ -96,6 +101,9 @@ void add_checkpoint(CLI::App& app, Invocation& invocation) {
 void check(const Invocation& invocation) {
   const TargetSettings& target = invocation.target;
   if (target.null_model && !target.local) throw std::invalid_argument("--null-model needs --local");
+  if ((target.per_request_polling || target.local_long_poll_ms > 0) && !target.local) {
+    throw std::invalid_argument("--local-per-request-polling and --local-long-poll-ms need --local");
+  }
   if (target.local && !target.base_url.empty())
     throw std::invalid_argument("--local and --base-url exclude each other");
   if (invocation.sample.compare_raw && !target.local) {

@@ -9,6 +9,8 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <sys/resource.h>
+
 #include <memory>
 
 namespace tinker::bench {
@@ -37,10 +39,37 @@ class PointCounter {
   std::vector<double> latency_ms;
 };
 
+// This process's resource use at one moment (getrusage): the CPU split into user and system time, and how often its
+// threads gave up the CPU: a voluntary switch is the io thread going to sleep in epoll_wait with nothing ready (each
+// costs a wake-up later), an involuntary one a preemption by another process (the server, or any other load).
+class Usage {
+ public:
+  static Usage now() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    Usage taken;
+    taken.user_s = static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+    taken.system_s = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
+    taken.sleeps = static_cast<double>(usage.ru_nvcsw);
+    taken.preemptions = static_cast<double>(usage.ru_nivcsw);
+    return taken;
+  }
+
+  double user_s = 0;
+  double system_s = 0;
+  double sleeps = 0;
+  double preemptions = 0;
+};
+
 class Point {
  public:
   double samples_per_s = 0;
   double cpu_us_per_sample = 0;
+  double user_us_per_sample = 0;
+  double system_us_per_sample = 0;
+  double sleeps_per_sample = 0;       ///< voluntary context switches: the io thread waited for the network
+  double preemptions_per_sample = 0;  ///< involuntary context switches
+  double requests_per_sample = 0;     ///< HTTP requests (the SDK's counters; 0 for the raw side, which has none)
   double latency_p50_ms = 0;
 };
 
@@ -87,13 +116,22 @@ asio::awaitable<Point> measure(Bench* bench, WorkerGroup* workers, PointCounter*
   auto [ec] = co_await timer.async_wait(as_tuple_awaitable);
   (void)ec;
   const double cpu_start = process_cpu_seconds();
+  const Usage usage_start = Usage::now();
+  const std::uint64_t requests_start = bench->service.counters().requests;
   co_await workers->wait();
   const Clock::time_point end = Clock::now();
   const double cpu = process_cpu_seconds() - cpu_start;
+  const Usage usage_end = Usage::now();
+  const std::uint64_t requests = bench->service.counters().requests - requests_start;
   Point point;
   const auto samples = static_cast<double>(counter->samples * per_call);
   point.samples_per_s = samples / seconds_between(counter->measured_from, end);
   point.cpu_us_per_sample = per(cpu * 1e6, samples);
+  point.user_us_per_sample = per((usage_end.user_s - usage_start.user_s) * 1e6, samples);
+  point.system_us_per_sample = per((usage_end.system_s - usage_start.system_s) * 1e6, samples);
+  point.sleeps_per_sample = per(usage_end.sleeps - usage_start.sleeps, samples);
+  point.preemptions_per_sample = per(usage_end.preemptions - usage_start.preemptions, samples);
+  point.requests_per_sample = per(static_cast<double>(requests), samples);
   point.latency_p50_ms = Percentiles(counter->latency_ms).p50;
   bench->progress.advance();
   co_return point;
@@ -128,6 +166,16 @@ boost::json::array array_of(const std::vector<double>& values) {
   return array;
 }
 
+// The medians over the points of one figure of each side, as raw_<name> and sdk_<name>.
+void write_sides(boost::json::object& comparison, const char* name, const std::vector<Point>& raw,
+                 const std::vector<Point>& sdk, double Point::*figure) {
+  std::vector<double> raw_values, sdk_values;
+  for (const Point& point : raw) raw_values.push_back(point.*figure);
+  for (const Point& point : sdk) sdk_values.push_back(point.*figure);
+  comparison[std::string("raw_") + name] = median(raw_values);
+  comparison[std::string("sdk_") + name] = median(sdk_values);
+}
+
 void write_comparison(const SampleSettings& settings, const std::vector<Point>& raw, const std::vector<Point>& sdk,
                       Report& report) {
   std::vector<double> raw_rate, sdk_rate, raw_cpu, sdk_cpu, raw_latency, sdk_latency;
@@ -156,6 +204,14 @@ void write_comparison(const SampleSettings& settings, const std::vector<Point>& 
   comparison["raw_latency_p50_ms"] = median(raw_latency);
   comparison["sdk_latency_p50_ms"] = median(sdk_latency);
   comparison["latency_ratio"] = median(latency_ratios);
+  // Where the CPU went (doc/bench.md#compare-raw): what moves the CPU ratio between machines and runs.
+  write_sides(comparison, "user_us_per_sample", raw, sdk, &Point::user_us_per_sample);
+  write_sides(comparison, "system_us_per_sample", raw, sdk, &Point::system_us_per_sample);
+  write_sides(comparison, "sleeps_per_sample", raw, sdk, &Point::sleeps_per_sample);
+  write_sides(comparison, "preemptions_per_sample", raw, sdk, &Point::preemptions_per_sample);
+  std::vector<double> sdk_requests;
+  for (const Point& point : sdk) sdk_requests.push_back(point.requests_per_sample);
+  comparison["sdk_requests_per_sample"] = median(sdk_requests);
   comparison["throughput_ratios"] = array_of(throughput_ratios);
   comparison["cpu_ratios"] = array_of(cpu_ratios);
   comparison["method"] =

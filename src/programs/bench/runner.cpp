@@ -101,7 +101,10 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   if (auto code = parse_invocation(std::move(args), invocation, out, err)) return *code;
   try {
     std::unique_ptr<LocalServer> server;
-    if (invocation.target.local) server = std::make_unique<LocalServer>(invocation.target.null_model);
+    if (invocation.target.local) {
+      server = std::make_unique<LocalServer>(invocation.target.null_model, invocation.target.per_request_polling,
+                                             invocation.target.local_long_poll_ms);
+    }
     const Target target = resolve_target(invocation.target, server.get());
     ClientOptions options = client_options_for(invocation.target, target);
     Asking asking;

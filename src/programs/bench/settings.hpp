@@ -13,8 +13,13 @@ class TargetSettings {
  public:
   TargetSettings() = default;
 
-  bool local = false;           ///< --local: an embedded tinker-local in a forked child process
-  bool null_model = false;      ///< --null-model: that server without model computations
+  bool local = false;       ///< --local: an embedded tinker-local in a forked child process
+  bool null_model = false;  ///< --null-model: that server without model computations
+  /// --local-per-request-polling: that server does not announce sample_use_retrieve_futures, so each sample polls
+  /// its own result (doc/bench.md#sample).
+  bool per_request_polling = false;
+  /// --local-long-poll-ms: how long that server holds a pending retrieve_future (0: its default, 5 s).
+  std::int64_t local_long_poll_ms = 0;
   std::string base_url;         ///< --base-url; empty: TINKER_BASE_URL or the SDK's default
   std::string base_model;       ///< --base-model; empty: tinker-local/tiny-lm for a local target
   std::int64_t lora_rank = 32;  ///< --lora-rank, as the cookbook's default

@@ -16,9 +16,14 @@ constexpr const char* local_model = "tinker-local/tiny-lm";
 constexpr const char* local_key = "tml-tinker-bench";
 
 // Serves until the parent closes its end of `life_fd` (or dies); ~Server then removes its temporary data directory.
-void serve(bool null_model, int port_fd, int life_fd) {
+void serve(bool null_model, bool per_request_polling, std::int64_t long_poll_ms, int port_fd, int life_fd) {
   tinker::local::ServerOptions options;
+  if (long_poll_ms > 0) options.long_poll_hold = std::chrono::milliseconds(long_poll_ms);
   options.null_model = null_model;
+  options.client_config.sample_use_retrieve_futures = !per_request_polling;
+  // Thousands of samples in flight end to end (--in-flight above the protocol's 2000); never fewer than it.
+  options.client_config.sample_max_concurrent_requests = 8192;
+  options.sample_queue_limit = 16384;
   options.log_level = LogLevel::off;
   options.request_log_limit = 1000;
   // Results are fetched at once; kept for an hour, a long storm would grow the server as it runs.
@@ -34,9 +39,10 @@ void serve(bool null_model, int port_fd, int life_fd) {
 }
 
 // The child's whole life: it exits without running the parent's atexit handlers or destructors.
-[[noreturn]] void serve_in_child(bool null_model, int port_fd, int life_fd) {
+[[noreturn]] void serve_in_child(bool null_model, bool per_request_polling, std::int64_t long_poll_ms, int port_fd,
+                                 int life_fd) {
   try {
-    serve(null_model, port_fd, life_fd);
+    serve(null_model, per_request_polling, long_poll_ms, port_fd, life_fd);
   } catch (...) {
     _exit(1);
   }
@@ -45,7 +51,7 @@ void serve(bool null_model, int port_fd, int life_fd) {
 
 }  // namespace
 
-LocalServer::LocalServer(bool null_model) {
+LocalServer::LocalServer(bool null_model, bool per_request_polling, std::int64_t long_poll_ms) {
   int port_pipe[2];
   int life_pipe[2];
   if (pipe(port_pipe) != 0) throw std::runtime_error("pipe() failed");
@@ -55,7 +61,7 @@ LocalServer::LocalServer(bool null_model) {
   if (pid_ == 0) {
     close(port_pipe[0]);
     close(life_pipe[1]);
-    serve_in_child(null_model, port_pipe[1], life_pipe[0]);
+    serve_in_child(null_model, per_request_polling, long_poll_ms, port_pipe[1], life_pipe[0]);
   }
   close(port_pipe[1]);
   close(life_pipe[0]);

@@ -18,9 +18,10 @@ namespace tinker::bench {
 /// server's threads alone. It stops when this object goes (or when this process dies: it watches a pipe).
 class LocalServer {
  public:
-  /// Forks and starts the server (the real tiny model, or none with `null_model`); throws std::runtime_error when
-  /// it does not come up.
-  explicit LocalServer(bool null_model);
+  /// Forks and starts the server (the real tiny model, or none with `null_model`; announcing
+  /// sample_use_retrieve_futures unless `per_request_polling`; holding a pending poll `long_poll_ms`, 0: its
+  /// default); throws std::runtime_error when it does not come up.
+  explicit LocalServer(bool null_model, bool per_request_polling = false, std::int64_t long_poll_ms = 0);
   ~LocalServer();
   LocalServer(const LocalServer&) = delete;
   LocalServer& operator=(const LocalServer&) = delete;

@@ -169,6 +169,7 @@ void add_billing_commands(CLI::App& app, Action& action) {
   usage.add_option("--csv", options->csv, "Also write the events as CSV to PATH ('-': standard output only)");
   usage.add_option("--sessions-csv", options->sessions_csv,
                    "Write the sessions' metadata as CSV to PATH ('-': stdout)");
+  add_billing_storage_command(group, action);
 }
 
 }  // namespace tinker::cli

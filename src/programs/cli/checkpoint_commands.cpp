@@ -5,6 +5,7 @@
 #include "programs/cli/output.hpp"
 
 #include <tinker/async.hpp>
+#include <tinker/console.hpp>
 
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
@@ -78,6 +79,7 @@ asio::awaitable<void> checkpoint_info(Context& context, std::string path) {
     value.as_object()["base_model"] = run.base_model;
     value.as_object()["is_lora"] = run.is_lora;
     if (run.lora_rank) value.as_object()["lora_rank"] = *run.lora_rank;
+    value.as_object()["console_url"] = console::console_url(checkpoint.tinker_path);
     print_json(context.out, value);
     co_return;
   }
@@ -90,7 +92,8 @@ asio::awaitable<void> checkpoint_info(Context& context, std::string path) {
                            {"Expires", checkpoint.expires_at ? display_time(*checkpoint.expires_at) : "Never"},
                            {"Training Run ID", run.training_run_id},
                            {"Base Model", run.base_model},
-                           {"LoRA", display_lora(run.is_lora, run.lora_rank)}};
+                           {"LoRA", display_lora(run.is_lora, run.lora_rank)},
+                           {"Console", console::console_url(checkpoint.tinker_path)}};
   print_properties(context.out, rows);
 }
 
@@ -184,8 +187,10 @@ void add_checkpoint_commands(CLI::App& app, Action& action) {
 
   add_checkpoint_delete_command(group, action);
   add_checkpoint_download_command(group, action);
+  add_checkpoint_upload_command(group, action);
   add_checkpoint_push_hf_command(group, action);
   add_checkpoint_export_command(group, action);
+  add_checkpoint_search_commands(group, action);
 }
 
 }  // namespace tinker::cli

@@ -1,5 +1,6 @@
 // `tinker checkpoint download PATH [-o DIR] [--force]` (doc/cli.md): the SDK's download (archive URL,
-// streamed GET with resumption, size check, safe extraction) with a progress bar on a terminal.
+// streamed GET with resumption, size check, safe extraction) with a progress bar on a terminal; an
+// external_weights/ path downloads its files (RestClient::async_download_external_weights) instead.
 #include "programs/cli/checkpoint_support.hpp"
 #include "programs/cli/context.hpp"
 #include "programs/cli/output.hpp"
@@ -8,6 +9,7 @@
 #include <tinker/async.hpp>
 #include <tinker/download.hpp>
 #include <tinker/error.hpp>
+#include <tinker/types/checkpoint.hpp>
 
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
@@ -35,9 +37,15 @@ asio::awaitable<void> checkpoint_download(Context& context, DownloadCommandOptio
   options.on_progress = [bar](const DownloadProgress& progress) {
     bar->update(progress.bytes_done, progress.bytes_total);
   };
+  const bool external = TinkerPath::parse(command.path).type == CheckpointType::external;
   DownloadResult result;
   try {
-    result = co_await context.rest().async_download_checkpoint(command.path, options, use_awaitable);
+    // External (Hugging Face format) checkpoints are separate files, fetched one by one.
+    if (external) {
+      result = co_await context.rest().async_download_external_weights(command.path, options, use_awaitable);
+    } else {
+      result = co_await context.rest().async_download_checkpoint(command.path, options, use_awaitable);
+    }
   } catch (const error& e) {
     bar->finish();
     // The SDK's "already exists" (no request made), in the command line's terms.
@@ -61,11 +69,12 @@ asio::awaitable<void> checkpoint_download(Context& context, DownloadCommandOptio
     print_json(context.out, object);
     co_return;
   }
-  const Properties rows = {{"Checkpoint Path", command.path},
-                           {"Extracted To", result.path.string()},
-                           {"Archive Size", display_size(static_cast<std::int64_t>(result.archive_bytes))},
-                           {"Files", std::to_string(result.files.size())},
-                           {"Resumes", std::to_string(result.resumes)}};
+  const Properties rows = {
+      {"Checkpoint Path", command.path},
+      {external ? "Downloaded To" : "Extracted To", result.path.string()},
+      {external ? "Total Size" : "Archive Size", display_size(static_cast<std::int64_t>(result.archive_bytes))},
+      {"Files", std::to_string(result.files.size())},
+      {"Resumes", std::to_string(result.resumes)}};
   print_properties(context.out, rows);
 }
 

@@ -17,6 +17,7 @@
 #include <tinker/download.hpp>
 #include <tinker/error.hpp>
 #include <tinker/hub_upload.hpp>
+#include <tinker/model_name.hpp>
 
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
@@ -67,7 +68,8 @@ asio::awaitable<AdapterFacts> adapter_facts(Context& context, std::string path) 
   AdapterFacts facts;
   try {
     const WeightsInfoResponse info = co_await context.rest().async_get_weights_info(path, use_awaitable);
-    facts.base_model = info.base_model;
+    // The card and adapter_config.json name a Hugging Face repo: no ":peft:<context length>".
+    facts.base_model = std::string(model_lookup_name(info.base_model));
     facts.lora_rank = info.lora_rank;
     facts.train_mlp = info.train_mlp;
     facts.train_attn = info.train_attn;

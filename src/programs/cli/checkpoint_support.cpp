@@ -19,7 +19,8 @@ std::string check_tinker_path(const std::string& path) {
 }
 
 void add_tinker_path_argument(CLI::App& command, std::string& path) {
-  command.add_option("PATH", path, "Checkpoint path: tinker://<run-id>/<weights|sampler_weights>/<name>")
+  command
+      .add_option("PATH", path, "Checkpoint path: tinker://<run-id>/<weights|sampler_weights|external_weights>/<name>")
       ->required()
       ->check(CLI::Validator(check_tinker_path, "TINKER_PATH", "tinker path"));
 }

@@ -53,11 +53,13 @@ const ClientOptions& Context::client_options() {
 }
 
 const RestClient& Context::rest() {
-  if (!rest_) {
-    service_ = std::make_unique<ServiceClient>(executor, ServiceClientOptions(client_options()));
-    rest_.emplace(service_->create_rest_client());
-  }
+  if (!rest_) rest_.emplace(service().create_rest_client());
   return *rest_;
+}
+
+const ServiceClient& Context::service() {
+  if (!service_) service_ = std::make_unique<ServiceClient>(executor, ServiceClientOptions(client_options()));
+  return *service_;
 }
 
 bool Context::confirm(const std::string& question) {
@@ -96,7 +98,8 @@ std::string friendly(const error& e) {
   const diagnostics& d = e.diag();
   const std::string detail = d.message.empty() ? "" : ": " + d.message;
   switch (static_cast<errc>(e.code().value())) {
-    case errc::authentication_failed: return "authentication failed; check TINKER_API_KEY" + detail;
+    case errc::authentication_failed:
+      return "authentication failed; check TINKER_API_KEY (or the key `tinker auth login` stored)" + detail;
     case errc::permission_denied: return "permission denied" + detail;
     case errc::not_found: return "not found" + detail;
     case errc::conflict: return "conflict" + detail;
@@ -223,6 +226,8 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   add_render_command(app, action);
   add_chat_command(app, action);
   add_sample_command(app, action);
+  add_model_commands(app, action);
+  add_auth_commands(app, action);
 
   const auto usage_error = [&err](const char* what) {
     err << "Error: " << what << "\nRun with --help for more information.\n";

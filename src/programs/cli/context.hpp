@@ -58,6 +58,8 @@ class Context {
   /// The REST client on the context's executor, with options from the environment. Throws
   /// tinker::error (invalid_configuration) when e.g. TINKER_API_KEY is missing.
   const RestClient& rest();
+  /// The ServiceClient rest() is made from (made on first use the same way).
+  const ServiceClient& service();
   /// The options rest() was made with (read from the environment on first use).
   const ClientOptions& client_options();
   /// Asks `question` on the error stream and reads a line from the input; true for y/yes.
@@ -125,11 +127,18 @@ void add_render_command(CLI::App& app, Action& action);
 /// `chat` and `sample` (chat_command.cpp, sample_command.cpp).
 void add_chat_command(CLI::App& app, Action& action);
 void add_sample_command(CLI::App& app, Action& action);
+/// `model list` and `auth login|logout|status` (model_commands.cpp, auth_commands.cpp).
+void add_model_commands(CLI::App& app, Action& action);
+void add_auth_commands(CLI::App& app, Action& action);
 /// `checkpoint delete` and `checkpoint download` (separate files, same group).
 void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);
+void add_checkpoint_upload_command(CLI::App& checkpoint, Action& action);
 /// `checkpoint push-hf` and `checkpoint export` (their own files too).
 void add_checkpoint_push_hf_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_export_command(CLI::App& checkpoint, Action& action);
+/// `checkpoint search|copy` and `billing storage` (checkpoint_search.cpp).
+void add_checkpoint_search_commands(CLI::App& checkpoint, Action& action);
+void add_billing_storage_command(CLI::App& billing, Action& action);
 
 }  // namespace tinker::cli

@@ -9,6 +9,7 @@
 #include <tinker/error.hpp>
 #include <tinker/hub_download.hpp>
 #include <tinker/hub_upload.hpp>
+#include <tinker/model_name.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -152,32 +153,34 @@ ResolvedBase resolve_base_model(Context& context, const std::string& spec, const
     local.dir = spec;
     return local;
   }
-  if (auto problem = hub_repo_id_problem(spec); !problem.empty()) {
+  // A Tinker name ("Qwen/Qwen3-8B:peft:131072") names its Hugging Face repo before the first ':'.
+  const std::string repo_id(model_lookup_name(spec));
+  if (auto problem = hub_repo_id_problem(repo_id); !problem.empty()) {
     throw CliError("the base model '" + spec + "' is neither a directory nor a Hugging Face repo id: " + problem);
   }
   const HubOptions hub = cli_hub_options(context);
   const EnvLookup lookup = lookup_of(context);
-  ProgressBar bar(context.err, progress_style(context), "Downloading " + spec);
+  ProgressBar bar(context.err, progress_style(context), "Downloading " + repo_id);
   const HubSnapshotProgressCallback progress = [&context, &bar](const HubSnapshotProgress& p) {
     stop_if_interrupted(context);
     bar.update(p.bytes_done, p.bytes_total > 0 ? std::optional<std::uint64_t>(p.bytes_total) : std::nullopt);
   };
   try {
     const fs::path small =
-        on_hub([&] { return download_model_snapshot(spec, revision, hub, small_file_patterns, progress, lookup); });
+        on_hub([&] { return download_model_snapshot(repo_id, revision, hub, small_file_patterns, progress, lookup); });
     if (!fs::is_regular_file(small / "config.json", ec)) {
-      throw CliError("the Hugging Face repo " + spec + " has no config.json: not a model repository");
+      throw CliError("the Hugging Face repo " + repo_id + " has no config.json: not a model repository");
     }
     // The weights at the commit the first call pinned, so both halves are of one commit.
     const std::string commit = small.filename().string();
     std::vector<std::string> shards = indexed_shards(small);
     if (shards.empty()) shards = {"*.safetensors"};
     const fs::path snapshot =
-        on_hub([&] { return download_model_snapshot(spec, commit, hub, shards, progress, lookup); });
+        on_hub([&] { return download_model_snapshot(repo_id, commit, hub, shards, progress, lookup); });
     bar.finish();
     ResolvedBase downloaded;
     downloaded.dir = snapshot;
-    downloaded.hub_id = spec;
+    downloaded.hub_id = repo_id;
     return downloaded;
   } catch (...) {
     bar.finish();

@@ -84,11 +84,13 @@ TEST_F(OperationCostsTest, TrainingOperationsReportTheExactBodiesTheySent) {
 
   expect_measured(gradients);
   expect_measured(update);
-  // seq_ids 1 and 2: the model's creation was 0. forward_backward goes as protobuf, optim_step as JSON.
+  // seq_ids 1 and 2: the model's creation was 0. forward_backward goes as protobuf, optim_step as JSON
+  // (as optim_params: tinker-local's client/config is post-0.25, doc/training.md#optimizers).
   const ForwardBackwardRequest gradients_body(training.model_id(), 1,
                                               ForwardBackwardInput(batch, loss_fn::cross_entropy));
   EXPECT_EQ(gradients.future.status().body_bytes, to_protobuf(gradients_body).size());
-  EXPECT_EQ(update.future.status().body_bytes, to_json(OptimStepRequest(training.model_id(), 2, adam)).size());
+  EXPECT_EQ(update.future.status().body_bytes,
+            to_json(OptimStepRequest(training.model_id(), 2, OptimParams(adam))).size());
 }
 
 class ChunkedCostsTest : public LocalService {

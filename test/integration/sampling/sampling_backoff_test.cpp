@@ -166,9 +166,11 @@ TEST_F(SamplingBackoffTest, ASampleRefusedByTheServersQueueLimitIsResentWithTheS
 }
 
 // A sample whose queue is paused is reported once in the log, naming the sampler (the poll reads
-// the sampler's id from the state the sample's task holds).
+// the sampler's id from the state the sample's task holds). Queue states come with the per-request
+// polls only: the batched long-poll's answers carry none (doc/sampling.md#batched-result-polling).
 TEST_F(SamplingBackoffTest, APausedSampleIsReportedWithTheSamplersId) {
   local::ServerOptions options = fast_server_options();
+  options.client_config.sample_use_retrieve_futures = false;
   local::FaultRule hold("asample", local::FaultKind::pause_queue);
   hold.delay = milliseconds(300);
   hold.on_calls = {1};

@@ -83,6 +83,12 @@ TEST(BuildLoraAdapter, WritesTheCookbooksAdapterConfigFieldForField) {
 )");
 }
 
+TEST(BuildLoraAdapter, DropsTheTinkerSuffixFromTheBaseModelName) {
+  TempDir dir("tinker-peft");
+  const fx::PeftOutput out = fx::export_peft(dir.path(), fx::qwen3_dense(), "Qwen/Qwen3-8B:peft:131072");
+  EXPECT_EQ(out.config.at("base_model_name_or_path").as_string(), "Qwen/Qwen3-8B");
+}
+
 TEST(BuildLoraAdapter, NamesTheBaseDirectoryWhenNoModelNameIsGiven) {
   TempDir dir("tinker-peft");
   const fx::PeftOutput out = fx::export_peft(dir.path(), fx::qwen3_dense());

@@ -14,8 +14,9 @@ using engine_detail::CheckpointRecord;
 
 namespace {
 constexpr std::chrono::minutes archive_url_lifetime{15};
+}  // namespace
 
-std::string adapter_config(const engine_detail::CheckpointMeta& meta, const engine_detail::AdapterExport& adapter) {
+std::string engine_detail::peft_adapter_config(const CheckpointMeta& meta, const AdapterExport& adapter) {
   boost::json::array modules;
   for (const auto& name : adapter.target_modules) modules.emplace_back(name);
   boost::json::object config;
@@ -31,7 +32,6 @@ std::string adapter_config(const engine_detail::CheckpointMeta& meta, const engi
   config["target_modules"] = std::move(modules);
   return boost::json::serialize(config);
 }
-}  // namespace
 
 ArchiveLocation Engine::checkpoint_archive(std::string_view run_id, std::string_view checkpoint_id,
                                            const Principal& who) {
@@ -71,7 +71,7 @@ ArchiveLocation Engine::checkpoint_archive(std::string_view run_id, std::string_
     throw HttpError(500, "cannot read " + path + ": " + engine_detail::exception_message(e));
   }
   std::vector<TarEntry> files;
-  files.push_back(TarEntry{"adapter_config.json", adapter_config(meta, adapter)});
+  files.push_back(TarEntry{"adapter_config.json", engine_detail::peft_adapter_config(meta, adapter)});
   files.push_back(TarEntry{"adapter_model.safetensors", write_safetensors(adapter.tensors)});
   files.push_back(TarEntry{"checkpoint_complete", std::string()});
   std::string token = impl.ids.token() + ".tar";

@@ -56,6 +56,8 @@ class Backend {
   virtual ForwardBackwardOutput forward_backward(ModelState& state, const ForwardBackwardInput& input,
                                                  bool forward_only) = 0;
   virtual OptimStepResponse optim_step(ModelState& state, const AdamParams& params) = 0;
+  /// One Dimuon step (doc/local.md#dimuon).
+  virtual OptimStepResponse optim_step(ModelState& state, const DimuonParams& params) = 0;
   virtual std::string serialize(const ModelState& state, bool include_optimizer) = 0;
   /// Throws UserError if `bytes` do not fit `base`.
   virtual std::unique_ptr<ModelState> deserialize(const CatalogueEntry& base, std::string_view bytes,

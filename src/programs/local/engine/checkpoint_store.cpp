@@ -111,6 +111,8 @@ Checkpoint CheckpointMeta::to_checkpoint() const {
   checkpoint.size_bytes = size_bytes;
   checkpoint.public_ = is_public;
   checkpoint.expires_at = expires_at;
+  checkpoint.base_model = base_model;
+  checkpoint.user_metadata = user_metadata;
   return checkpoint;
 }
 
@@ -123,6 +125,33 @@ void CheckpointStore::write(const CheckpointMeta& meta, std::string_view state) 
   fs::create_directories(dir);
   write_file_atomically(dir / state_file, state);
   write_file_atomically(dir / meta_file, meta_to_json(meta));
+}
+
+void CheckpointStore::write_file(const CheckpointMeta& meta, const std::string& file, std::string_view data) const {
+  const fs::path dir = directory(meta);
+  fs::create_directories(dir);
+  write_file_atomically(dir / file, data);
+}
+
+std::optional<std::string> CheckpointStore::read_file_of(const CheckpointMeta& meta, const std::string& file) const {
+  return read_file(directory(meta) / file);
+}
+
+void CheckpointStore::write_copy(const CheckpointMeta& source, const CheckpointMeta& copy) const {
+  const fs::path from = directory(source);
+  const fs::path to = directory(copy);
+  fs::create_directories(to);
+  for (const auto& entry : fs::directory_iterator(from)) {
+    const std::string file = entry.path().filename().string();
+    if (file == meta_file || file.find(".tmp-") != std::string::npos || !entry.is_regular_file()) continue;
+    std::error_code ignored;
+    fs::remove(to / file, ignored);
+    std::error_code link_failed;
+    fs::create_hard_link(entry.path(), to / file, link_failed);
+    if (link_failed) fs::copy_file(entry.path(), to / file);  // throws on failure
+  }
+  if (!fs::exists(to / state_file)) throw std::runtime_error("cannot copy the files of " + from.string());
+  write_file_atomically(to / meta_file, meta_to_json(copy));
 }
 
 void CheckpointStore::write_meta(const CheckpointMeta& meta) const {
@@ -145,7 +174,7 @@ std::vector<CheckpointMeta> CheckpointStore::scan() const {
   std::error_code ec;
   if (!fs::is_directory(root_, ec)) return found;
   for (const auto& run_dir : fs::directory_iterator(root_, ec)) {
-    for (const char* kind : {"weights", "sampler_weights"}) {
+    for (const char* kind : {"weights", "sampler_weights", "external_weights"}) {
       fs::path kind_dir = run_dir.path() / kind;
       if (!fs::is_directory(kind_dir, ec)) continue;
       for (const auto& checkpoint_dir : fs::directory_iterator(kind_dir, ec)) {
@@ -186,6 +215,13 @@ std::string CheckpointStore::meta_to_json(const CheckpointMeta& meta) {
   object["public"] = meta.is_public;
   object["size_bytes"] = meta.size_bytes;
   object["has_optimizer"] = meta.has_optimizer;
+  if (meta.optimizer_type != "adamw") object["optimizer_type"] = meta.optimizer_type;
+  if (meta.user_metadata) {
+    boost::json::object metadata;
+    for (const auto& [key, value] : *meta.user_metadata) metadata[key] = value;
+    object["user_metadata"] = std::move(metadata);
+  }
+  if (meta.copied_from) object["copied_from"] = *meta.copied_from;
   return boost::json::serialize(object);
 }
 
@@ -201,6 +237,8 @@ CheckpointMeta CheckpointStore::meta_from_json(std::string_view text) {
     meta.type = CheckpointType::training;
   } else if (type == "sampler") {
     meta.type = CheckpointType::sampler;
+  } else if (type == "external") {
+    meta.type = CheckpointType::external;
   } else {
     throw std::runtime_error("meta.json: unknown type " + type);
   }
@@ -221,6 +259,18 @@ CheckpointMeta CheckpointStore::meta_from_json(std::string_view text) {
   meta.is_public = bool_member(object, "public");
   meta.size_bytes = int_member(object, "size_bytes");
   meta.has_optimizer = bool_member(object, "has_optimizer");
+  // Absent in checkpoints saved before Dimuon existed (all AdamW).
+  if (object.contains("optimizer_type")) meta.optimizer_type = string_member(object, "optimizer_type");
+  // Absent in checkpoints saved before user_metadata and copy_weights existed.
+  if (const boost::json::value* metadata = object.if_contains("user_metadata")) {
+    if (!metadata->is_object()) throw std::runtime_error("meta.json: user_metadata is not an object");
+    auto& pairs = meta.user_metadata.emplace();
+    for (const auto& entry : metadata->get_object()) {
+      if (!entry.value().is_string()) throw std::runtime_error("meta.json: a user_metadata value is not a string");
+      pairs[std::string(entry.key())] = std::string(entry.value().get_string());
+    }
+  }
+  if (object.contains("copied_from")) meta.copied_from = string_member(object, "copied_from");
   return meta;
 }
 

@@ -1,6 +1,8 @@
 // Checkpoints on disk. Layout (one directory per checkpoint, ids escaped as %XX):
 //   <data_dir>/checkpoints/<escaped run id>/<weights|sampler_weights>/<name>/state.bin
 //   <data_dir>/checkpoints/<escaped run id>/<weights|sampler_weights>/<name>/meta.json
+//   <data_dir>/checkpoints/<escaped run id>/external_weights/<name>/{state.bin,meta.json,
+//                                             adapter_config.json,adapter_model.safetensors}
 // Each file is written to a temporary name and renamed into place, meta.json last: a directory
 // without meta.json is an interrupted write and is ignored by the scan. meta.json holds everything
 // the engine needs to list, load and archive the checkpoint after a restart.
@@ -11,6 +13,7 @@
 #include <tinker/types.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +36,12 @@ class CheckpointMeta {
   bool is_public = false;
   std::int64_t size_bytes = 0;
   bool has_optimizer = false;
+  /// The run's optimizer ("adamw" or "dimuon"), whose state a training checkpoint holds.
+  std::string optimizer_type = "adamw";
+  /// As given at the save (doc/local.md#checkpoint-search); a save with overwrite replaces it whole.
+  std::optional<std::map<std::string, std::string>> user_metadata;
+  /// Set for a copy made by copy_weights: the source's `tinker://` path. Its run takes no training.
+  std::optional<std::string> copied_from;
 
   TinkerPath path() const { return TinkerPath(run_id, type, name); }
   std::string tinker_path() const { return path().to_string(); }
@@ -50,6 +59,15 @@ class CheckpointStore {
   std::filesystem::path directory(const CheckpointMeta& meta) const;
   /// Writes state.bin then meta.json (each atomically). Throws std::runtime_error on I/O failure.
   void write(const CheckpointMeta& meta, std::string_view state) const;
+  /// Writes one more file of the checkpoint (the PEFT files of an external one) atomically; call
+  /// it before write(), which writes meta.json last. Throws std::runtime_error on I/O failure.
+  void write_file(const CheckpointMeta& meta, const std::string& file, std::string_view data) const;
+  /// A file written by write_file; nullopt when it cannot be read.
+  std::optional<std::string> read_file_of(const CheckpointMeta& meta, const std::string& file) const;
+  /// Writes the checkpoint `copy` whose files are those of `source` (copy_weights): each file is
+  /// hard-linked, so the bytes are shared (copied when the filesystem cannot link), then
+  /// meta.json. Throws std::runtime_error on I/O failure.
+  void write_copy(const CheckpointMeta& source, const CheckpointMeta& copy) const;
   /// Rewrites meta.json only (publish, TTL).
   void write_meta(const CheckpointMeta& meta) const;
   /// Throws UserError if the state file is gone.

@@ -28,6 +28,7 @@ void Engine::Impl::rescan_checkpoints() {
       run->created = meta.created;
       run->last_request_time = meta.created;
     }
+    if (meta.copied_from) run->holds_copy = true;
     run->created = std::min(run->created, meta.created);
     run->last_request_time = std::max(run->last_request_time, meta.created);
     std::string path = meta.tinker_path();
@@ -79,9 +80,11 @@ std::vector<const CheckpointMeta*> Engine::Impl::run_checkpoints(std::string_vie
 
 CheckpointRecord& Engine::Impl::owned_checkpoint(std::string_view run_id, std::string_view checkpoint_id,
                                                  const Principal& who) {
-  if (!checkpoint_id.starts_with("weights/") && !checkpoint_id.starts_with("sampler_weights/")) {
-    throw HttpError(
-        400, "checkpoint_id: expected weights/<name> or sampler_weights/<name>, got " + std::string(checkpoint_id));
+  if (!checkpoint_id.starts_with("weights/") && !checkpoint_id.starts_with("sampler_weights/") &&
+      !checkpoint_id.starts_with("external_weights/")) {
+    throw HttpError(400,
+                    "checkpoint_id: expected weights/<name>, sampler_weights/<name> or external_weights/<name>, got " +
+                        std::string(checkpoint_id));
   }
   std::string path = "tinker://" + std::string(run_id) + "/" + std::string(checkpoint_id);
   CheckpointRecord* record = find_checkpoint(path);
@@ -160,6 +163,10 @@ WeightsInfoResponse Engine::weights_info(const WeightsInfoRequest& request, cons
   response.train_unembed = lora.train_unembed;
   response.train_mlp = lora.train_mlp;
   response.train_attn = lora.train_attn;
+  // Said only for another optimizer than AdamW, so 0.25-era bodies stay as they were.
+  if (record->meta.has_optimizer && record->meta.optimizer_type != "adamw") {
+    response.optimizer_config = engine_detail::checkpoint_optimizer(record->meta);
+  }
   return response;
 }
 

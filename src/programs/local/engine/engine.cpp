@@ -65,6 +65,9 @@ void Engine::Impl::shutdown() {
   for (auto& [id, future] : futures) {
     for (auto* waiter : future->waiters) waiter->cancel();
   }
+  for (auto& [id, sampler] : samplers) {
+    for (auto* waiter : sampler->completions->waiters) waiter->cancel();
+  }
   if (pool) {
     pool->stop();
     pool->join();

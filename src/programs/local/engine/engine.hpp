@@ -17,12 +17,14 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace tinker::local {
 
@@ -83,6 +85,22 @@ struct ArchiveLocation {
   std::chrono::system_clock::time_point expires;
 };
 
+/// Answer to GET .../external_weights/<name>/external_weights_urls: a download token per file
+/// (relative path -> token; the front end makes the URLs <base>/_downloads/<token>).
+struct ExternalWeightsLocation {
+  std::map<std::string, std::string> tokens;
+  std::chrono::system_clock::time_point expires;
+};
+
+/// Answer to external_weights_upload_start: the front end makes each file's URL
+/// <base>/_uploads/<upload_id>/<file>, to be PUT with header X-Tinker-Upload-Token: <secret>.
+struct ExternalUploadStart {
+  std::string upload_id;
+  std::string secret;
+  std::vector<std::string> files;
+  std::chrono::system_clock::time_point expires;
+};
+
 /// For paused-queue faults: asked once per submitted future with the endpoint name
 /// ("forward_backward", "asample", ...). A value makes the future report that queue state
 /// ("paused_capacity" | "paused_rate_limit") for the duration before it may run.
@@ -132,6 +150,9 @@ class Engine {
   UntypedAPIFuture save_weights(const SaveWeightsRequest& request, const Principal& who);
   UntypedAPIFuture load_weights(const LoadWeightsRequest& request, const Principal& who);
   UntypedAPIFuture save_weights_for_sampler(const SaveWeightsForSamplerRequest& request, const Principal& who);
+  /// The adapter as a PEFT directory, checkpoint tinker://<run>/external_weights/<name>
+  /// (doc/local.md#external-weights). age recipients: HttpError 400 (tinker-local cannot encrypt).
+  UntypedAPIFuture save_weights_external(const SaveWeightsExternalRequest& request, const Principal& who);
   /// `backpressure`: the request carried X-Tinker-Sampling-Backpressure: 1; with more pending
   /// samples than options.sample_queue_limit this throws HttpError 429.
   UntypedAPIFuture sample(SampleRequest request, const Principal& who, bool backpressure);
@@ -143,6 +164,11 @@ class Engine {
   /// protocol's alternate form).
   boost::asio::awaitable<RetrieveOutcome> retrieve(std::string request_id, bool allow_metadata_only,
                                                    bool accept_protobuf, Principal who);
+  /// POST /api/v1/retrieve_futures (doc/local.md#sampling-results-in-batches): the completions of a
+  /// sampling session's requests after request.prev_cursor, at once when there are some, else after
+  /// the first one or `timeout` seconds (default and cap 30). HttpError 404 for a sampler that is
+  /// not the caller's, 400 for a negative cursor, clone or timeout.
+  boost::asio::awaitable<FuturesRetrieveResponse> retrieve_futures(FuturesRetrieveRequest request, Principal who);
 
   // REST (doc/rest.md). Listings take limit/offset and fill cursor.total_count.
   TrainingRunsResponse list_training_runs(std::int64_t limit, std::int64_t offset, std::string_view access_scope,
@@ -160,8 +186,28 @@ class Engine {
   /// as `tar` (any bytes) from now on, under a fresh download token. HttpError 404 when unknown.
   void replace_checkpoint_archive(std::string_view tinker_path, std::string tar);
   WeightsInfoResponse weights_info(const WeightsInfoRequest& request, const Principal& who) const;
+  /// POST /api/v1/checkpoints/search (doc/local.md#checkpoint-search): every filter, owner
+  /// semantics, newest first, cursor paging. 400 for a limit outside 1..200.
+  CheckpointSearchResponse search_checkpoints(const CheckpointSearchRequest& request, const Principal& who) const;
+  /// POST /api/v1/copy_weights (doc/local.md#copying-weights): a new run of the session holding a
+  /// copy that shares the source's files and takes no training. 404 for a checkpoint the caller
+  /// cannot read, 400 for a bad path or TTL, 409 for a model_seq_id in use by something else.
+  CopyWeightsResponse copy_weights(const CopyWeightsRequest& request, const Principal& who);
+  /// GET /api/v1/billing/usage/checkpoints/current: live checkpoints per (project, owner), at a
+  /// fixed rate (doc/local.md#checkpoint-storage-usage).
+  CheckpointStorageUsageResponse checkpoint_storage_usage(const std::optional<std::string>& project_id,
+                                                          const Principal& who) const;
   ListSessionsResponse list_sessions(std::int64_t limit, std::int64_t offset, const Principal& who) const;
   GetSessionResponse get_session(std::string_view session_id, const Principal& who) const;
+  /// POST /api/v1/finish_session: the session ends as client_finished; later requests naming it get
+  /// 400. 404 for an unknown or expired session, 400 for one that already ended or an unknown reason.
+  void finish_session(const FinishSessionRequest& request, const Principal& who);
+  /// POST /api/v1/sessions/search (doc/local.md#session-search): every filter, owner semantics,
+  /// newest first, cursor paging. 400 for a limit outside 1..200.
+  SessionSearchResponse search_sessions(const SessionSearchRequest& request, const Principal& who) const;
+  /// Admin (POST /_admin/sessions/cancel): the session ends as cancelled with `detail`, as a
+  /// console cancel does. HttpError 404 when unknown, 400 when it already ended.
+  void cancel_session(std::string_view session_id, std::optional<std::string> detail);
   void assign_session_project(std::string_view session_id, const AssignSessionProjectRequest& request,
                               const Principal& who);
   /// `download_base`: the front end's base URL, for the ready export's URL.
@@ -171,6 +217,20 @@ class Engine {
   /// Both bounds required (RFC 3339), hour-aligned, window <= 14 days, not in the future; else 400.
   BillingUsageResponse billing_usage(std::string_view start_time, std::string_view end_time,
                                      const Principal& who) const;
+
+  // External weights (doc/local.md#external-weights).
+  /// The files of an external checkpoint as downloads valid for 15 minutes; 400 for another kind, 404.
+  ExternalWeightsLocation external_weights_urls(std::string_view run_id, std::string_view checkpoint_id,
+                                                const Principal& who);
+  /// Checks the base model and LoRA config (400/404) and opens an upload of the two PEFT files.
+  ExternalUploadStart external_upload_start(const ExternalWeightsUploadStartRequest& request, const Principal& who);
+  /// Stores one file of an upload. HttpError 403 without the upload's token, 404 for an unknown or
+  /// expired upload or a file it did not ask for, 409 after its finish.
+  void external_upload_put(std::string_view upload_id, std::string_view file, std::string_view token, std::string body);
+  /// Checks every file arrived and is a PEFT adapter fitting the base model and rank, then registers
+  /// the checkpoint; HttpError 400 naming the file otherwise (nothing registered).
+  ExternalWeightsUploadFinishResponse external_upload_finish(const ExternalWeightsUploadFinishRequest& request,
+                                                             const Principal& who);
 
   /// A file served at /_downloads/<token>; nullopt when unknown or expired.
   std::optional<Download> download(std::string_view token) const;

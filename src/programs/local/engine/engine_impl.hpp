@@ -81,6 +81,26 @@ struct PollSettings {
 RetrieveOutcome poll_answer(FutureRecord& future, bool allow_metadata_only, bool accept_protobuf,
                             const PollSettings& settings);
 
+/// A sampling session's completions for retrieve_futures (completions.cpp), shared with the long
+/// polls waiting on it so that they never touch the engine after their wait.
+struct CompletionLog {
+  struct Event {
+    std::int64_t cursor = 0;
+    std::string request_id;
+    bool failed = false;
+    std::chrono::system_clock::time_point done_at{};  ///< engine clock: events go with their results
+  };
+  std::int64_t last_cursor = 0;                        ///< cursors count up from 1 per sampler
+  std::map<std::int64_t, std::deque<Event>> by_clone;  ///< cloned_sampler_id -> events, oldest first
+  std::vector<boost::asio::steady_timer*> waiters;     ///< long polls woken by a new event
+};
+
+/// A sampled sequence's lengths, for provenance checks (completions.cpp).
+struct SequenceLengths {
+  std::int32_t prompt = 0;
+  std::int32_t sampled = 0;
+};
+
 struct SessionRecord {
   std::string id;
   std::string owner;
@@ -88,15 +108,21 @@ struct SessionRecord {
   JsonObject user_metadata;
   std::string sdk_version;
   std::optional<std::string> project_id;
+  std::optional<std::string> display_name;  ///< CreateSessionRequest::display_name
   Timestamp created{};
   std::chrono::system_clock::time_point last_seen{};
   bool expired = false;
+  /// Set when the session ended on purpose: client_finished (finish_session) or cancelled (admin).
+  /// Later requests naming it are refused (session_search.cpp).
+  std::optional<SessionStatus> ended;
   std::map<std::int64_t, std::string> model_tickets;  ///< model_seq_id -> request id of its creation
   std::vector<std::string> model_ids;
   std::vector<std::string> sampler_ids;
   std::unordered_set<FuturePtr> incomplete;  ///< failed with "session expired" if the session expires
   int trace_polls = 0;
   std::optional<std::string> trace_token;
+  /// Sampled sequences by number: SampledSequence::sequence_id is "<session id>:seq:<n>".
+  std::vector<SequenceLengths> sequences;
 };
 
 /// A model-scoped operation that arrived and waits for its turn.
@@ -117,6 +143,10 @@ struct ModelRecord {
   std::string base_model;
   LoraConfig lora_config;
   std::optional<JsonObject> user_metadata;
+  /// Holds a copy made by copy_weights (doc/local.md#copying-weights): it takes no operations.
+  bool holds_copy = false;
+  /// Fixed at creation (doc/local.md#dimuon): optim_step refuses the other optimizer's parameters.
+  OptimizerConfig optimizer = AdamOptimizerConfig();
   ModelStatus status = ModelStatus::creating;
   std::shared_ptr<ModelState> state;
   Timestamp created{};
@@ -146,12 +176,28 @@ struct SamplerRecord {
   std::string origin;                                     ///< what created it, for create_sampling_session idempotency
   std::shared_ptr<const ModelState> weights;              ///< null = the base model alone
   std::unordered_map<std::int64_t, std::string> tickets;  ///< seq_id -> request id
+  std::shared_ptr<CompletionLog> completions = std::make_shared<CompletionLog>();  ///< for retrieve_futures
 };
 
 struct CheckpointRecord {
   CheckpointMeta meta;
   int archive_requests = 0;
   std::optional<std::string> archive_token;
+};
+
+/// adapter_config.json of a PEFT adapter exported from `meta`'s checkpoint (archive.cpp).
+std::string peft_adapter_config(const CheckpointMeta& meta, const AdapterExport& adapter);
+
+/// An external-weights upload between its start and its finish (external_uploads.cpp).
+struct UploadRecord {
+  std::string id;
+  std::string owner;
+  std::string secret;  ///< the value the PUTs must carry in X-Tinker-Upload-Token
+  std::string base_model;
+  LoraConfig lora;
+  std::chrono::system_clock::time_point expires;
+  std::map<std::string, std::string> received;  ///< file name -> bytes
+  std::optional<std::string> finished_path;     ///< set by a successful finish (a repeated finish answers it)
 };
 
 /// What a usage counter counts; billing.cpp turns each kind into its billing event. The values
@@ -172,6 +218,17 @@ struct UsageKey {
   UsageKind kind = UsageKind::training_tokens;
   auto operator<=>(const UsageKey&) const = default;
 };
+
+// Optimizers (optimizers.cpp, doc/local.md#dimuon).
+/// Why tinker-local cannot train with `config` (an unknown type, a Dimuon version other than 1),
+/// naming the field `field`; empty when it can.
+std::optional<std::string> optimizer_problem(const OptimizerConfig& config, std::string_view field);
+/// The optimizer whose state a checkpoint of this type holds ("adamw" when unsaid).
+OptimizerConfig checkpoint_optimizer(const CheckpointMeta& meta);
+/// The step parameters of an optim_step body: `optim_params`, or the 0.25 form `adam_params`.
+/// Throws HttpError 400 when there are neither or both, or when they are not for `model`'s
+/// optimizer (nothing is applied, and the seq_id is not taken).
+OptimParams optim_params_for(const OptimStepRequest& request, const ModelRecord& model);
 
 }  // namespace engine_detail
 
@@ -217,6 +274,9 @@ class Engine::Impl {
   void expire(SessionRecord& session);
   void sweep();
   void schedule_sweep();
+  /// Where the session stands (session_search.cpp): its end if it ended, failed when one of its training runs
+  /// failed, nullopt once expired (not known to be running), else active.
+  std::optional<SessionStatus> session_status(const SessionRecord& session) const;
 
   // --- models and ordering (models.cpp) ---
   ModelRecord& model_for_submit(std::string_view model_id, const Principal& who);
@@ -245,10 +305,14 @@ class Engine::Impl {
   // --- training ops (training.cpp) ---
   void run_forward_backward(ModelRecord& model, std::int64_t seq_id, std::shared_ptr<const ForwardBackwardInput> input,
                             bool forward_only);
-  void run_optim_step(ModelRecord& model, std::int64_t seq_id, AdamParams params);
+  void run_optim_step(ModelRecord& model, std::int64_t seq_id, OptimParams params);
   void run_save(ModelRecord& model, std::int64_t seq_id, CheckpointType type, std::optional<std::string> name,
-                std::optional<std::int64_t> ttl_seconds, bool overwrite);
+                std::optional<std::int64_t> ttl_seconds, bool overwrite,
+                std::optional<std::map<std::string, std::string>> user_metadata = std::nullopt);
   void run_ephemeral_sampler(ModelRecord& model, std::int64_t seq_id, std::int64_t sampling_session_seq_id);
+  /// save_weights_external (external_weights.cpp): a PEFT directory beside the state.
+  void run_save_external(ModelRecord& model, std::int64_t seq_id, std::string name,
+                         std::optional<std::int64_t> ttl_seconds);
   void run_load(ModelRecord& model, std::int64_t seq_id, std::string path, bool optimizer,
                 std::optional<std::string> access_token, bool creates_model);
   /// Checks a training checkpoint path for loading; a Failure (category user) says why not.
@@ -264,6 +328,8 @@ class Engine::Impl {
   const CheckpointRecord* find_checkpoint(const std::string& tinker_path) const;
   bool is_live(const CheckpointMeta& meta) const;
   bool can_read(const CheckpointMeta& meta, const std::string& user_id) const;
+  /// The project of a checkpoint's run's session, "default" without one (checkpoint_search.cpp).
+  std::string checkpoint_project(const CheckpointMeta& meta) const;
   void index_checkpoint(const CheckpointMeta& meta);
   void purge_expired_checkpoints();
   /// The caller's own live checkpoint at run_id/checkpoint_id (REST); 404 otherwise.
@@ -277,6 +343,19 @@ class Engine::Impl {
   // --- sampling (sampling.cpp) ---
   SamplerRecord& resolve_adhoc_sampler(const SampleRequest& request, const Principal& who);
   void start_sample(const FuturePtr& future, SamplerRecord& sampler, SampleRequest request, std::int64_t seq_id);
+
+  // --- sequence ids and completions (completions.cpp) ---
+  /// Gives each sequence of `response` its session-scoped id and remembers its lengths.
+  void assign_sequence_ids(SessionRecord& session, std::int64_t prompt_length, SampleResponse& response);
+  /// Appends the completion of a sample `future` (finished or failed) to `log` and wakes its long polls.
+  void record_completion(engine_detail::CompletionLog& log, const engine_detail::FutureRecord& future,
+                         std::int64_t seq_id);
+  /// With SampleRequest::record_stability_info: an audit entry "sample.stability_info" for request
+  /// `request_id` of `sampler_id` whose purpose holds statistics of the sampled logprobs.
+  void record_stability_info(const std::string& owner, const std::string& sampler_id, const std::string& request_id,
+                             const SampleResponse& response);
+  /// Throws UserError naming the datum and span for provenance that does not belong to `session`.
+  void check_provenance(const SessionRecord& session, const ForwardBackwardInput& input) const;
 
   // --- REST (rest.cpp) ---
   /// As a listing shows it; `owner_view` false shows only the run's public checkpoints.
@@ -324,6 +403,7 @@ class Engine::Impl {
   std::size_t telemetry_events = 0;
   std::deque<std::string> telemetry_batches;  ///< the newest request bodies as received, for tests (Server::telemetry)
   std::unordered_map<std::string, Download> downloads;
+  std::map<std::string, engine_detail::UploadRecord> uploads;  ///< by upload id (external_uploads.cpp)
 };
 
 template <class Work, class Done>

@@ -57,6 +57,10 @@ class ModelBackend final : public Backend {
     return model::optim_step(lora_of(state).lora, params);
   }
 
+  OptimStepResponse optim_step(ModelState& state, const DimuonParams& params) override {
+    return model::optim_step(lora_of(state).lora, params);
+  }
+
   std::string serialize(const ModelState& state, bool include_optimizer) override {
     return lora_of(state).lora.serialize(include_optimizer);
   }

@@ -9,6 +9,8 @@
 #include "programs/local/engine/engine_impl.hpp"
 #include "programs/local/engine/seeds.hpp"
 
+#include <tinker/model_name.hpp>
+
 namespace tinker::local {
 
 using engine_detail::Failure;
@@ -35,9 +37,13 @@ std::optional<std::string> lora_problem(const LoraConfig& config) {
 }
 }  // namespace
 
+// A suffixed name ("Qwen/Qwen3-8B:peft:131072") is the catalogued model under another name
+// (doc/local.md#models): found by the part before its first ':', while the records keep the name
+// as the client gave it.
 const CatalogueEntry* Engine::Impl::find_base(std::string_view name) const {
+  const std::string_view lookup = model_lookup_name(name);
   for (const auto& entry : options.catalogue) {
-    if (entry.name == name) return &entry;
+    if (entry.name == name || entry.name == lookup) return &entry;
   }
   return nullptr;
 }
@@ -95,6 +101,9 @@ ModelRecord& Engine::Impl::model_for_submit(std::string_view model_id, const Pri
   ModelRecord* model = find_model(model_id);
   if (model == nullptr || model->owner != who.user_id) {
     throw HttpError(404, "unknown model_id " + std::string(model_id));
+  }
+  if (model->holds_copy) {
+    throw HttpError(400, "model " + model->id + " holds weights copied by copy_weights and cannot be trained on");
   }
   if (model->status == ModelStatus::detached) {
     throw HttpError(404, "model " + model->id + " is not loaded (its session ended); load one of its checkpoints");
@@ -193,6 +202,9 @@ UntypedAPIFuture Engine::create_model(const CreateModelRequest& request, const P
   LoraConfig lora = request.lora_config.value_or(LoraConfig());
   const CatalogueEntry* entry = impl.find_base(request.base_model);
   std::optional<std::string> problem = lora_problem(lora);
+  if (!problem && request.optimizer_config) {
+    problem = engine_detail::optimizer_problem(*request.optimizer_config, "optimizer_config");
+  }
   if (entry == nullptr) problem = impl.unknown_model_message(request.base_model);
   if (problem) {
     impl.after_pause(future, [&impl, future, message = *problem]() {
@@ -202,6 +214,7 @@ UntypedAPIFuture Engine::create_model(const CreateModelRequest& request, const P
   }
 
   ModelRecord& model = impl.add_model(model_id, &session, who.user_id, request.base_model, lora, request.user_metadata);
+  model.optimizer = request.optimizer_config.value_or(AdamOptimizerConfig());
   model.tickets.emplace(0, future->request_id);
   impl.audit_event(who.user_id, "model.create", model_id, std::nullopt);
   PendingOp op;

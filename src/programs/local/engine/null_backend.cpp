@@ -76,6 +76,7 @@ class NullBackend final : public Backend {
   }
 
   OptimStepResponse optim_step(ModelState&, const AdamParams&) override { return OptimStepResponse(Metrics{}); }
+  OptimStepResponse optim_step(ModelState&, const DimuonParams&) override { return OptimStepResponse(Metrics{}); }
 
   std::string serialize(const ModelState& state, bool) override {
     model::LoraSettings s = state.settings();

@@ -81,6 +81,8 @@ TrainingRun Engine::Impl::training_run(const ModelRecord& model, bool owner_view
   run.corrupted = model.status == ModelStatus::failed;
   for (const CheckpointMeta* meta : run_checkpoints(model.id)) {
     if (!owner_view && !meta->is_public) continue;
+    // External exports are neither the run's last training nor its last sampler checkpoint.
+    if (meta->type == CheckpointType::external) continue;
     auto& slot = meta->type == CheckpointType::training ? run.last_checkpoint : run.last_sampler_checkpoint;
     if (!slot || slot->time <= meta->created) slot = meta->to_checkpoint();
   }

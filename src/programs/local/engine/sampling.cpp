@@ -149,6 +149,7 @@ void Engine::Impl::start_sample(const FuturePtr& future, SamplerRecord& sampler,
       engine_detail::mix_seed(engine_detail::stable_hash(sampler.id), static_cast<std::uint64_t>(seq_id));
   settings.prompt_logprobs = request.prompt_logprobs.value_or(false);
   settings.topk_prompt_logprobs = request.topk_prompt_logprobs;
+  if (entry != nullptr) settings.eos_token_id = entry->eos_token_id;
   std::string session_id = sampler.session != nullptr ? sampler.session->id : std::string();
   std::string owner = future->owner;
   std::string base_model = sampler.base_model;
@@ -160,7 +161,12 @@ void Engine::Impl::start_sample(const FuturePtr& future, SamplerRecord& sampler,
     if (settings.topk_prompt_logprobs < 0) throw UserError("topk_prompt_logprobs: must not be negative");
     return backend->sample(base, weights.get(), *prompt, settings);
   };
-  compute(std::move(work), [this, future, prompt, session_id, owner, base_model](OpResult result) {
+  // Only a sampling session's requests are reported by retrieve_futures (doc/local.md#sampling-results-in-batches).
+  std::shared_ptr<engine_detail::CompletionLog> log = sampler.session != nullptr ? sampler.completions : nullptr;
+  const bool stability = request.record_stability_info.value_or(false);
+  std::string sampler_id = stability ? sampler.id : std::string();
+  compute(std::move(work), [this, future, prompt, session_id, owner, base_model, log, seq_id, stability,
+                            sampler_id = std::move(sampler_id)](OpResult result) {
     --pending_samples;
     if (auto* response = std::get_if<SampleResponse>(&result)) {
       std::int64_t generated = 0;
@@ -172,8 +178,13 @@ void Engine::Impl::start_sample(const FuturePtr& future, SamplerRecord& sampler,
       }
       add_usage(owner, session_id, base_model, UsageKind::sampling_prefill_tokens, prompt_tokens);
       add_usage(owner, session_id, base_model, UsageKind::sampled_tokens, generated);
+      if (auto session = sessions.find(session_id); session != sessions.end()) {
+        assign_sequence_ids(*session->second, prompt_tokens, *response);
+      }
+      if (stability) record_stability_info(owner, sampler_id, future->request_id, *response);
     }
     complete(future, std::move(result));
+    if (log) record_completion(*log, *future, seq_id);
   });
 }
 

@@ -26,6 +26,8 @@ SessionRecord& Engine::Impl::live_session(std::string_view session_id, const Pri
   }
   SessionRecord& session = *it->second;
   if (check_expiry(session)) throw HttpError(404, "session " + session.id + " expired");
+  // 400, not 409 or 410: the SDKs' retry layers resend those, and an ended session stays ended.
+  if (session.ended) throw HttpError(400, "session " + session.id + " has ended: " + describe(*session.ended));
   session.last_seen = clock.now();
   return session;
 }
@@ -74,6 +76,7 @@ CreateSessionResponse Engine::create_session(const CreateSessionRequest& request
   session->user_metadata = request.user_metadata;
   session->sdk_version = request.sdk_version;
   session->project_id = request.project_id;
+  session->display_name = request.display_name;
   session->created = impl_->now_ts();
   session->last_seen = impl_->clock.now();
   CreateSessionResponse response(session->id);

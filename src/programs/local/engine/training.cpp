@@ -41,9 +41,10 @@ void Engine::Impl::run_forward_backward(ModelRecord& model, std::int64_t seq_id,
   });
 }
 
-void Engine::Impl::run_optim_step(ModelRecord& model, std::int64_t seq_id, AdamParams params) {
+void Engine::Impl::run_optim_step(ModelRecord& model, std::int64_t seq_id, OptimParams params) {
   auto work = [backend = backend, state = model.state, params]() -> OpResult {
-    OptimStepResponse response = backend->optim_step(*state, params);
+    OptimStepResponse response =
+        std::visit([&](const auto& step) { return backend->optim_step(*state, step); }, params);
     if (!response.metrics) response.metrics = Metrics{};
     // The SDK's result type carries the discriminator (observed: {"type":"optim_step","metrics":{}}).
     std::string json = to_json(response);
@@ -54,7 +55,8 @@ void Engine::Impl::run_optim_step(ModelRecord& model, std::int64_t seq_id, AdamP
 }
 
 void Engine::Impl::run_save(ModelRecord& model, std::int64_t seq_id, CheckpointType type,
-                            std::optional<std::string> name, std::optional<std::int64_t> ttl_seconds, bool overwrite) {
+                            std::optional<std::string> name, std::optional<std::int64_t> ttl_seconds, bool overwrite,
+                            std::optional<std::map<std::string, std::string>> user_metadata) {
   auto fail = [&](std::string message) {
     finish_op(model, seq_id, Failure{std::move(message), RequestErrorCategory::user});
   };
@@ -74,6 +76,9 @@ void Engine::Impl::run_save(ModelRecord& model, std::int64_t seq_id, CheckpointT
   meta->created = now_ts();
   if (ttl_seconds) meta->expires_at = meta->created + std::chrono::seconds(*ttl_seconds);
   meta->has_optimizer = type == CheckpointType::training;
+  meta->optimizer_type = std::string(optimizer_type(model.optimizer));
+  // A replacing save replaces the whole map: none given leaves the checkpoint without metadata.
+  meta->user_metadata = std::move(user_metadata);
   std::string path = meta->tinker_path();
   if (find_checkpoint(path) != nullptr && !overwrite) {
     return fail("checkpoint " + path + " already exists (save with overwrite=true to replace it)");
@@ -178,6 +183,13 @@ void Engine::Impl::run_load(ModelRecord& model, std::int64_t seq_id, std::string
   }
   const CatalogueEntry* entry = find_base(model.base_model);
   if (entry == nullptr) return fail("base model " + model.base_model + " is not in this server's catalogue");
+  // A full-state load keeps the optimizer's identity: its state only fits the same optimizer.
+  const std::string_view saved_optimizer = meta.optimizer_type;
+  if (optimizer && meta.has_optimizer && saved_optimizer != optimizer_type(model.optimizer)) {
+    return fail("checkpoint " + path + " holds " + meta.optimizer_type + " optimizer state, but model " + model.id +
+                " uses " + std::string(optimizer_type(model.optimizer)) +
+                " (load it without the optimizer state, or into a model created with " + meta.optimizer_type + ")");
+  }
 
   auto slot = std::make_shared<std::unique_ptr<ModelState>>();
   auto work = [backend = backend, store = store, meta, base = *entry, optimizer, slot]() -> OpResult {
@@ -195,6 +207,8 @@ void Engine::Impl::run_load(ModelRecord& model, std::int64_t seq_id, std::string
       LoadWeightsResponse response;
       response.path = path;
       response.model_id = model.id;
+      // Said only for another optimizer than AdamW, so 0.25-era bodies stay as they were.
+      if (!std::holds_alternative<AdamOptimizerConfig>(model.optimizer)) response.optimizer_config = model.optimizer;
       result = engine_detail::JsonResult{to_json(response)};
     } else if (creates_model && model.status == ModelStatus::creating) {
       model.status = ModelStatus::failed;
@@ -207,6 +221,7 @@ UntypedAPIFuture Engine::forward_backward(ForwardBackwardRequest request, const 
   Impl& impl = *impl_;
   ModelRecord& model = impl.model_for_submit(request.model_id, who);
   impl.check_image_chunks(request.forward_backward_input, model.base_model);  // 400 before a seq_id is taken
+  if (model.session != nullptr) impl.check_provenance(*model.session, request.forward_backward_input);
   const char* op = request.forward_only ? "forward" : "forward_backward";
   auto input = std::make_shared<const ForwardBackwardInput>(std::move(request.forward_backward_input));
   bool forward_only = request.forward_only;
@@ -220,7 +235,7 @@ UntypedAPIFuture Engine::optim_step(const OptimStepRequest& request, const Princ
   Impl& impl = *impl_;
   ModelRecord& model = impl.model_for_submit(request.model_id, who);
   ModelRecord* target = &model;
-  AdamParams params = request.adam_params;
+  OptimParams params = engine_detail::optim_params_for(request, model);  // 400 before a seq_id is taken
   return impl.submit_ordered(model, request.seq_id, "optim_step", who.user_id,
                              [&impl, target, params](auto seq) { impl.run_optim_step(*target, seq, params); });
 }
@@ -230,7 +245,8 @@ UntypedAPIFuture Engine::save_weights(const SaveWeightsRequest& request, const P
   ModelRecord& model = impl.model_for_submit(request.model_id, who);
   ModelRecord* target = &model;
   return impl.submit_ordered(model, request.seq_id, "save_weights", who.user_id, [&impl, target, request](auto seq) {
-    impl.run_save(*target, seq, CheckpointType::training, request.path, request.ttl_seconds, request.overwrite);
+    impl.run_save(*target, seq, CheckpointType::training, request.path, request.ttl_seconds, request.overwrite,
+                  request.user_metadata);
   });
 }
 
@@ -238,19 +254,20 @@ UntypedAPIFuture Engine::save_weights_for_sampler(const SaveWeightsForSamplerReq
   Impl& impl = *impl_;
   ModelRecord& model = impl.model_for_submit(request.model_id, who);
   ModelRecord* target = &model;
-  return impl.submit_ordered(
-      model, request.seq_id, "save_weights_for_sampler", who.user_id, [&impl, target, request](auto seq) {
-        if (request.path) {
-          impl.run_save(*target, seq, CheckpointType::sampler, request.path, request.ttl_seconds, true);
-        } else if (request.sampling_session_seq_id) {
-          impl.run_ephemeral_sampler(*target, seq, *request.sampling_session_seq_id);
-        } else {
-          impl.finish_op(*target, seq,
-                         Failure{"save_weights_for_sampler: either path (a checkpoint name) or "
-                                 "sampling_session_seq_id is required",
-                                 RequestErrorCategory::user});
-        }
-      });
+  return impl.submit_ordered(model, request.seq_id, "save_weights_for_sampler", who.user_id,
+                             [&impl, target, request](auto seq) {
+                               if (request.path) {
+                                 impl.run_save(*target, seq, CheckpointType::sampler, request.path, request.ttl_seconds,
+                                               true, request.user_metadata);
+                               } else if (request.sampling_session_seq_id) {
+                                 impl.run_ephemeral_sampler(*target, seq, *request.sampling_session_seq_id);
+                               } else {
+                                 impl.finish_op(*target, seq,
+                                                Failure{"save_weights_for_sampler: either path (a checkpoint name) or "
+                                                        "sampling_session_seq_id is required",
+                                                        RequestErrorCategory::user});
+                               }
+                             });
 }
 
 UntypedAPIFuture Engine::load_weights(const LoadWeightsRequest& request, const Principal& who) {
@@ -258,6 +275,11 @@ UntypedAPIFuture Engine::load_weights(const LoadWeightsRequest& request, const P
   if (request.model_id) {
     if (request.session_id) throw HttpError(400, "load_weights: model_id and session_id are mutually exclusive");
     ModelRecord& model = impl.model_for_submit(*request.model_id, who);
+    if (request.optimizer_config && optimizer_type(*request.optimizer_config) != optimizer_type(model.optimizer)) {
+      throw HttpError(400, "load_weights: optimizer_config " + std::string(optimizer_type(*request.optimizer_config)) +
+                               " does not match model " + model.id + "'s optimizer " +
+                               std::string(optimizer_type(model.optimizer)) + " (fixed when it was created)");
+    }
     ModelRecord* target = &model;
     return impl.submit_ordered(model, request.seq_id, "load_weights", who.user_id, [&impl, target, request](auto seq) {
       impl.run_load(*target, seq, request.path, request.optimizer, request.weights_access_token, false);
@@ -286,12 +308,23 @@ UntypedAPIFuture Engine::load_weights(const LoadWeightsRequest& request, const P
       failure = Failure{impl.unknown_model_message(base_model), RequestErrorCategory::user};
     }
   }
+  if (!failure && request.optimizer_config) {
+    if (auto problem = engine_detail::optimizer_problem(*request.optimizer_config, "optimizer_config")) {
+      failure = Failure{*problem, RequestErrorCategory::user};
+    }
+  }
   if (failure) {
     impl.after_pause(future, [&impl, future, failure = *failure]() { impl.complete(future, failure); });
     return UntypedAPIFuture(future->request_id, model_id);
   }
   const auto& meta = std::get<engine_detail::CheckpointMeta>(resolved);
   ModelRecord& model = impl.add_model(model_id, &session, who.user_id, base_model, meta.lora, request.user_metadata);
+  // The caller's optimizer, else with the optimizer state the checkpoint's (run_load refuses a mismatch).
+  if (request.optimizer_config) {
+    model.optimizer = *request.optimizer_config;
+  } else if (request.optimizer && meta.has_optimizer) {
+    model.optimizer = engine_detail::checkpoint_optimizer(meta);
+  }
   model.tickets.emplace(0, future->request_id);
   impl.audit_event(who.user_id, "model.create", model_id, request.path);
   engine_detail::PendingOp op;

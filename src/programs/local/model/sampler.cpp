@@ -10,7 +10,8 @@
 //   distribution; at least one token is always kept). Ties in probability break towards the
 //   lower token id, as does the temperature-0 argmax.
 // * Stop strings are matched anywhere in detokenize(generated tokens) after each token; stop
-//   token ids on the chosen token. The stopping token is included in the output.
+//   token ids on the chosen token. The stopping token is included in the output. An unset stop
+//   stops at the catalogue entry's eos_token_id (if it has one); a set stop, [] included, replaces it.
 // * Sample i draws from its own xoshiro256** stream derive_seed(seed, i), so the samples of one
 //   request differ from each other and a request is reproducible for a given seed.
 #include "programs/local/model/losses.hpp"
@@ -30,9 +31,14 @@ struct StopRules {
   std::vector<TokenId> tokens;
 };
 
-StopRules parse_stop(const std::optional<StopCondition>& stop) {
+// doc/local.md#the-model: unset stop keeps the implicit end-of-sequence stop; a set one (an empty list
+// included) replaces it.
+StopRules parse_stop(const std::optional<StopCondition>& stop, std::optional<TokenId> eos_token_id) {
   StopRules rules;
-  if (!stop) return rules;
+  if (!stop) {
+    if (eos_token_id) rules.tokens.push_back(*eos_token_id);
+    return rules;
+  }
   if (const auto* one = std::get_if<std::string>(&*stop)) {
     rules.strings.push_back(*one);
   } else if (const auto* many = std::get_if<std::vector<std::string>>(&*stop)) {
@@ -161,7 +167,7 @@ SampleResponse sample(const BaseModel& base, const LoraState* lora, const ModelI
   const LoraState::Impl* impl = lora != nullptr ? &lora->impl() : nullptr;
   if (impl != nullptr) check_same_architecture(base, *impl);
   validate_settings(settings);
-  const StopRules stop = parse_stop(settings.params.stop);
+  const StopRules stop = parse_stop(settings.params.stop, settings.eos_token_id);
   const InputSequence sequence = read_model_input(prompt, "prompt", arch);
   if (sequence.size() == 0) throw UserError("prompt: must contain at least one token");
   const std::int64_t max_tokens = settings.params.max_tokens.value_or(settings.default_max_tokens);

@@ -5,12 +5,14 @@
 //   u32 format version (1)
 //   u32 vocab_size, d_model, d_mlp  the base architecture the adapters fit
 //   u32 rank
-//   u32 flags                       bit 0 train_attn, 1 train_mlp, 2 train_unembed, 3 optimizer state
+//   u32 flags                       bit 0 train_attn, 1 train_mlp, 2 train_unembed, 3 optimizer state,
+//                                   4 the optimizer state is Dimuon's (else AdamW's)
 //   u64 LoRA seed
 //   u64 parameter count P
-//   [u64 Adam step]                 when flag 3 is set
+//   [u64 optimizer step]            when flag 3 is set
 //   f32[P] parameters               each adapted matrix's A then B (see LoraState::Impl)
-//   [f32[P] Adam m, f32[P] Adam v]  when flag 3 is set
+//   [f32[P] Adam m, f32[P] Adam v]  when flag 3 is set and flag 4 is not
+//   [f32[P] Dimuon momentum]        when flags 3 and 4 are set
 //   u64 FNV-1a-64 of all preceding bytes
 // Floats are stored as their IEEE bit patterns, so a round trip is bit-identical. Accumulated
 // gradients are not saved: a checkpoint is taken between optimizer steps (as the real service
@@ -30,6 +32,7 @@ constexpr std::uint32_t kFlagAttn = 1U << 0;
 constexpr std::uint32_t kFlagMlp = 1U << 1;
 constexpr std::uint32_t kFlagUnembed = 1U << 2;
 constexpr std::uint32_t kFlagOptimizer = 1U << 3;
+constexpr std::uint32_t kFlagDimuon = 1U << 4;
 constexpr std::size_t kHeaderSize = 8 + 4 * 6 + 8 + 8;
 
 class Writer {
@@ -92,13 +95,18 @@ std::string LoraState::serialize(bool include_optimizer) const {
   if (s.settings.train_attn) flags |= kFlagAttn;
   if (s.settings.train_mlp) flags |= kFlagMlp;
   if (s.settings.train_unembed) flags |= kFlagUnembed;
+  // A model steps with one optimizer only: Dimuon's state exists once it has taken a Dimuon step.
+  const bool dimuon = include_optimizer && !s.dimuon_momentum.empty();
   if (include_optimizer) flags |= kFlagOptimizer;
+  if (dimuon) flags |= kFlagDimuon;
   w.u32(flags);
   w.u64(s.settings.seed);
   w.u64(s.params.size());
-  if (include_optimizer) w.u64(s.adam_step);
+  if (include_optimizer) w.u64(dimuon ? s.dimuon_step : s.adam_step);
   w.floats(s.params);
-  if (include_optimizer) {
+  if (dimuon) {
+    w.floats(s.dimuon_momentum);
+  } else if (include_optimizer) {
     w.floats(s.adam_m);
     w.floats(s.adam_v);
   }
@@ -121,9 +129,11 @@ LoraState LoraState::deserialize(const BaseModel& base, std::string_view bytes, 
   const std::uint64_t seed = r.u64();
   const std::uint64_t count = r.u64();
   const bool has_optimizer = (flags & kFlagOptimizer) != 0;
+  const bool dimuon = has_optimizer && (flags & kFlagDimuon) != 0;
 
   const std::uint64_t header = kHeaderSize + (has_optimizer ? 8 : 0);
-  if (count > bytes.size() || bytes.size() != header + count * 4 * (has_optimizer ? 3 : 1) + 8) {
+  const std::uint64_t vectors = has_optimizer ? (dimuon ? 2 : 3) : 1;
+  if (count > bytes.size() || bytes.size() != header + count * 4 * vectors + 8) {
     throw UserError("checkpoint: size " + std::to_string(bytes.size()) +
                     " bytes does not match its header (truncated or corrupt)");
   }
@@ -153,7 +163,11 @@ LoraState LoraState::deserialize(const BaseModel& base, std::string_view bytes, 
 
   const std::uint64_t step = has_optimizer ? r.u64() : 0;
   r.floats(s.params);
-  if (load_optimizer) {
+  if (load_optimizer && dimuon) {
+    s.dimuon_step = step;
+    s.dimuon_momentum.assign(s.params.size(), 0.0f);
+    r.floats(s.dimuon_momentum);
+  } else if (load_optimizer) {
     s.adam_step = step;
     r.floats(s.adam_m);
     r.floats(s.adam_v);

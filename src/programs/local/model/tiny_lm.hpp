@@ -1,5 +1,5 @@
 // The tiny language model of tinker-local: frozen base weights seeded by the model's name, LoRA
-// adapters trained with real gradients, five losses, AdamW and a sampler.
+// adapters trained with real gradients, five losses, AdamW, Dimuon and a sampler.
 //
 // Contract between the model (src/programs/local/model/) and the engine (src/programs/local/engine/).
 // Thread safety: BaseModel and a `const LoraState` are immutable and may be read from many
@@ -172,6 +172,17 @@ ForwardBackwardOutput forward_base(const BaseModel& base, const ForwardBackwardI
 /// then clears the accumulated gradients. Metrics: "grad_norm:mean" (before clipping).
 OptimStepResponse optim_step(LoraState& lora, const AdamParams& params);
 
+/// Dimuon's defaults where DimuonParams leave a setting empty (doc/local.md#dimuon).
+inline constexpr double kDimuonDefaultDamping = 0.1;
+inline constexpr double kDimuonDefaultRankExponent = 0.5;
+
+/// One Dimuon step (doc/local.md#dimuon): global-norm clip, momentum (running average with beta1),
+/// then per LoRA factor a row/column-preconditioned, Newton-Schulz-orthogonalised direction of
+/// Frobenius norm sqrt(rank), scaled by learning_rate * (rank / 32)^(-rank_lr_correction_exponent).
+/// Clears the accumulated gradients. Throws UserError naming the field for invalid settings.
+/// Metrics: "grad_norm:mean" (before clipping).
+OptimStepResponse optim_step(LoraState& lora, const DimuonParams& params);
+
 /// Turns generated token ids into text, for stop strings. May be empty (stop strings then never
 /// match; stop token ids still do).
 using Detokenizer = std::function<std::string(std::span<const TokenId>)>;
@@ -183,6 +194,8 @@ struct SampleSettings {
   std::uint64_t fallback_seed = 0;       ///< used when params.seed is absent
   bool prompt_logprobs = false;
   std::int64_t topk_prompt_logprobs = 0;
+  /// The catalogue entry's end-of-sequence token: a stop token when params.stop is unset.
+  std::optional<TokenId> eos_token_id;
 };
 
 /// Generates from the base model plus `lora` (nullptr = base model only). Honours temperature

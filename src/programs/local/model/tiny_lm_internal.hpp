@@ -111,10 +111,21 @@ class LoraState::Impl {
   std::vector<float> adam_m;    // first moments
   std::vector<float> adam_v;    // second moments
   std::uint64_t adam_step = 0;  // number of optim_steps taken
+  // Dimuon's state (dimuon.cpp): the running average of gradients, empty until the first Dimuon
+  // step (a model steps with one optimizer only: the engine refuses the other's parameters).
+  std::vector<float> dimuon_momentum;
+  std::uint64_t dimuon_step = 0;  // number of Dimuon steps taken
 
   const LoraPart* find(Target t) const noexcept;
   bool trains(Target t) const noexcept { return find(t) != nullptr; }
 };
+
+/// Dimuon's direction for one LoRA factor from its momentum (dimuon.cpp): preconditioned by the
+/// damped row/column second moments, orthogonalised by Newton-Schulz, scaled to Frobenius norm
+/// sqrt(rank); all zero for a zero momentum.
+Matrix dimuon_direction(const Matrix& momentum, double damping, int rank);
+/// Dimuon's learning-rate factor (rank / 32)^(-exponent) (1 when exponent is 0).
+double dimuon_rank_factor(int rank, double exponent);
 
 /// Throws std::invalid_argument if `lora` was made for another architecture than `base` (a
 /// programming error of the caller, not a user error).

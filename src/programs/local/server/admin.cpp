@@ -184,6 +184,30 @@ std::vector<FaultRule> parse_fault_rules_json(std::string_view text) {
   return rules;
 }
 
+namespace {
+
+// POST /_admin/sessions/cancel {"session_id": "...", "detail": "..."?}: a console cancel.
+void reply_admin_cancel_session(Frontend& fe, Exchange& ex) {
+  boost::system::error_code ec;
+  const json::value document = json::parse(ex.body, ec);
+  const json::object* body = (!ec && document.is_object()) ? &document.get_object() : nullptr;
+  const json::value* session_id = body != nullptr ? body->if_contains("session_id") : nullptr;
+  if (session_id == nullptr || !session_id->is_string()) return ex.reply.error(422, "session_id: expected a string");
+  std::optional<std::string> detail;
+  if (const json::value* text = body->if_contains("detail"); text != nullptr && !text->is_null()) {
+    if (!text->is_string()) return ex.reply.error(422, "detail: expected a string");
+    detail = std::string(text->get_string());
+  }
+  try {
+    fe.engine.cancel_session(session_id->get_string(), std::move(detail));
+  } catch (const HttpError& e) {
+    return ex.reply.error(e.status(), e.what());
+  }
+  ex.reply.json_text("{}");
+}
+
+}  // namespace
+
 void handle_admin(Frontend& fe, Exchange& ex) {
   if (!loopback_only(ex)) return;
   switch (ex.route.endpoint) {
@@ -213,6 +237,7 @@ void handle_admin(Frontend& fe, Exchange& ex) {
       fe.engine.clock().advance(std::chrono::seconds(seconds->get_int64()));
       return ex.reply.json_text("{\"now\":\"" + rfc3339_micros(fe.engine.clock().now()) + "\"}");
     }
+    case Endpoint::admin_cancel_session: return reply_admin_cancel_session(fe, ex);
     default: return ex.reply.error(404, "Not Found");
   }
 }

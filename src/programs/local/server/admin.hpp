@@ -7,6 +7,8 @@
 //   DELETE /_admin/faults         removes every rule. Answers {"rules": 0}.
 //   POST   /_admin/clock/advance  body {"seconds": n} (n >= 0); moves the server clock (TTLs,
 //                                 session expiry, JWT expiry). Answers {"now": <RFC 3339>}.
+//   POST   /_admin/sessions/cancel body {"session_id": "...", "detail": "..."?}; cancels the session
+//                                 as the console does (status cancelled). Answers {}.
 // A rule object: {"endpoint": "retrieve_future", "kind": "status", "status": 429,
 //   "retry_after": "none|seconds|http_date|milliseconds", "retry_after_ms": 2000,
 //   "delay_ms": 0, "queue_state": "paused_capacity", "probability": 0.2, "on_calls": [1, 3],

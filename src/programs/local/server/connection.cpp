@@ -161,7 +161,8 @@ void record_field(RequestRecord& record, const HttpRequest::value_type& field) {
     case KeptField::cf_access_client_secret: record.credentials = record.credentials || !value.empty(); break;
     case KeptField::connection:
     case KeptField::expect:
-    case KeptField::sampling_backpressure: break;
+    case KeptField::sampling_backpressure:
+    case KeptField::upload_token: break;  // a secret: never recorded
   }
 }
 
@@ -235,8 +236,12 @@ asio::awaitable<void> run_handler(Frontend& fe, Exchange& ex) {
     handle_hub_api(fe, ex);
   } else if (route.endpoint == Endpoint::hub_lfs) {
     handle_hub_lfs(fe, ex);
+  } else if (route.endpoint == Endpoint::external_upload) {
+    handle_external_upload(fe, ex);
   } else if (route.endpoint == Endpoint::retrieve_future) {
     co_await handle_retrieve_future(fe, ex);
+  } else if (route.endpoint == Endpoint::retrieve_futures) {
+    co_await handle_retrieve_futures(fe, ex);
   } else {
     handle_api(fe, ex);
   }

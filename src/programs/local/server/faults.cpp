@@ -142,6 +142,7 @@ bool fault_matches(const FaultRule& rule, std::string_view path) {
   const bool api = path.substr(0, wire::paths::api_prefix.size()) == wire::paths::api_prefix;
   if (rule.endpoint == "*") return api;
   if (rule.endpoint == "_downloads") return path.substr(0, kDownloadsPrefix.size()) == kDownloadsPrefix;
+  if (rule.endpoint == "_uploads") return path.substr(0, kUploadsPrefix.size()) == kUploadsPrefix;
   const bool hub = !api && is_hub_path(path);
   if (rule.endpoint == "_hub") return hub;
   if (!(api || hub) || rule.endpoint.empty()) return false;

@@ -25,7 +25,8 @@
 namespace tinker::local::front {
 
 /// True if `rule` applies to a request for `path` (without prefix and query): "*" matches every
-/// /api/v1/ path; "_downloads" matches every /_downloads/ path; "_hub" every Hub file path
+/// /api/v1/ path; "_downloads" matches every /_downloads/ path; "_uploads" every external-weights
+/// upload PUT (/_uploads/...); "_hub" every Hub file path
 /// (/{org}/{name}/resolve/...); otherwise an /api/v1/ or Hub path must end with "/" + endpoint
 /// (or endpoint itself when it starts with '/'), e.g. "tokenizer.json". Admin paths never match.
 bool fault_matches(const FaultRule& rule, std::string_view path);

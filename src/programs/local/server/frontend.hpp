@@ -160,6 +160,8 @@ class Frontend {
 void handle_api(Frontend& fe, Exchange& ex);
 /// POST /api/v1/retrieve_future: the engine's long poll.
 boost::asio::awaitable<void> handle_retrieve_future(Frontend& fe, Exchange& ex);
+/// POST /api/v1/retrieve_futures: the engine's long poll of a sampling session's completions.
+boost::asio::awaitable<void> handle_retrieve_futures(Frontend& fe, Exchange& ex);
 void handle_rest(Frontend& fe, Exchange& ex);
 void handle_admin(Frontend& fe, Exchange& ex);
 void handle_download(Frontend& fe, Exchange& ex);
@@ -176,6 +178,11 @@ void handle_hub_api(Frontend& fe, Exchange& ex);
 std::string hub_account(Frontend& fe, const Exchange& ex);
 /// PUT/POST of /_hub_lfs/{token}: LFS object bytes and multipart completion (hub_upload.cpp).
 void handle_hub_lfs(Frontend& fe, Exchange& ex);
+/// PUT /_uploads/{upload_id}/{file}: one file of an external-weights upload (external_uploads.cpp).
+void handle_external_upload(Frontend& fe, Exchange& ex);
+/// The external-weights endpoints of /api/v1/ (external_uploads.cpp): the files' URLs of an
+/// external checkpoint, and the upload's start and finish.
+void handle_external_weights_api(Frontend& fe, Exchange& ex);
 
 /// Applies Content-Encoding and sets ex.body; false (with the reply set) on failure.
 bool decode_body(Frontend& fe, Exchange& ex);

@@ -112,6 +112,7 @@ ClientConfigResponse client_config(const ClientConfigFlags& flags) {
   config.sample_max_concurrent_requests = flags.sample_max_concurrent_requests;
   config.sample_no_retries = flags.sample_no_retries;
   config.sample_enable_stuck_detection = flags.sample_enable_stuck_detection;
+  config.sample_use_retrieve_futures = flags.sample_use_retrieve_futures;
   // The Python SDK's optional native transport is usually not installed: plain httpx it is.
   config.use_pyqwest_transport = false;
   return config;
@@ -141,6 +142,8 @@ void handle_future_endpoint(Frontend& fe, Exchange& ex) {
     case Endpoint::load_weights: return serve_request_body<LoadWeightsRequest>(fe, ex, &Engine::load_weights);
     case Endpoint::save_weights_for_sampler:
       return serve_request_body<SaveWeightsForSamplerRequest>(fe, ex, &Engine::save_weights_for_sampler);
+    case Endpoint::save_weights_external:
+      return serve_request_body<SaveWeightsExternalRequest>(fe, ex, &Engine::save_weights_external);
     case Endpoint::asample: return serve_request_body<SampleRequest>(fe, ex, sample_with_backpressure(ex));
     default: ex.reply.error(404, "Not Found");
   }
@@ -181,6 +184,7 @@ void handle_api(Frontend& fe, Exchange& ex) {
     case Endpoint::save_weights:
     case Endpoint::load_weights:
     case Endpoint::save_weights_for_sampler:
+    case Endpoint::save_weights_external:
     case Endpoint::asample: return handle_future_endpoint(fe, ex);
     default: return handle_rest(fe, ex);
   }
@@ -202,6 +206,21 @@ boost::asio::awaitable<void> handle_retrieve_future(Frontend& fe, Exchange& ex) 
     ex.reply.error(e.status(), e.what());
   } catch (const std::exception& e) {
     fe.logger.error(std::string("internal error in retrieve_future: ") + e.what());
+    ex.reply.error(500, "internal server error");
+  }
+}
+
+boost::asio::awaitable<void> handle_retrieve_futures(Frontend& fe, Exchange& ex) {
+  if (refuse_protobuf(ex)) co_return;
+  FuturesRetrieveRequest request;
+  if (!decode_json(ex, request)) co_return;
+  try {
+    const FuturesRetrieveResponse answer = co_await fe.engine.retrieve_futures(std::move(request), ex.principal);
+    ex.reply.json(answer);
+  } catch (const HttpError& e) {
+    ex.reply.error(e.status(), e.what());
+  } catch (const std::exception& e) {
+    fe.logger.error(std::string("internal error in retrieve_futures: ") + e.what());
     ex.reply.error(500, "internal server error");
   }
 }

@@ -88,6 +88,17 @@ void dispatch_rest(Frontend& fe, Exchange& ex, const QueryParams& query) {
       return ex.reply.json(engine.list_sessions(limit, offset, who));
     }
     case Endpoint::get_session: return ex.reply.json(engine.get_session(route.session_id, who));
+    case Endpoint::search_sessions: {
+      SessionSearchRequest request;
+      if (!decode_json(ex, request)) return;
+      return ex.reply.json(engine.search_sessions(request, who));
+    }
+    case Endpoint::finish_session: {
+      FinishSessionRequest request;
+      if (!decode_json(ex, request)) return;
+      engine.finish_session(request, who);
+      return ex.reply.json_text("{}");
+    }
     case Endpoint::assign_session_project: {
       AssignSessionProjectRequest request;
       if (!decode_json(ex, request)) return;
@@ -107,6 +118,24 @@ void dispatch_rest(Frontend& fe, Exchange& ex, const QueryParams& query) {
       const std::string_view end = query.get("ending_before").value_or(query.get("end_time").value_or(""));
       return ex.reply.json(engine.billing_usage(start, end, who));
     }
+    case Endpoint::search_checkpoints: {
+      CheckpointSearchRequest request;
+      if (!decode_json(ex, request)) return;
+      return ex.reply.json(engine.search_checkpoints(request, who));
+    }
+    case Endpoint::copy_weights: {
+      CopyWeightsRequest request;
+      if (!decode_json(ex, request)) return;
+      return ex.reply.json(engine.copy_weights(request, who));
+    }
+    case Endpoint::checkpoint_storage_usage: {
+      std::optional<std::string> project_id;
+      if (auto value = query.get("project_id")) project_id = std::string(*value);
+      return ex.reply.json(engine.checkpoint_storage_usage(project_id, who));
+    }
+    case Endpoint::external_weights_urls:
+    case Endpoint::external_weights_upload_start:
+    case Endpoint::external_weights_upload_finish: return handle_external_weights_api(fe, ex);
     default: return ex.reply.error(404, "Not Found");
   }
 }

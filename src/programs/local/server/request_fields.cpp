@@ -33,13 +33,14 @@ class OtherField {
 };
 
 // Fields Beast does not know (field::unknown), compared by name, case-insensitively.
-constexpr std::array<OtherField, 6> kOtherFields{{
+constexpr std::array<OtherField, 7> kOtherFields{{
     {"X-API-Key", KeptField::api_key},
     {"CF-Access-Client-Secret", KeptField::cf_access_client_secret},
     {"X-Idempotency-Key", KeptField::idempotency_key},
     {"x-stainless-retry-count", KeptField::retry_count},
     {"X-Tinker-Request-Iteration", KeptField::request_iteration},
     {"X-Tinker-Sampling-Backpressure", KeptField::sampling_backpressure},
+    {"X-Tinker-Upload-Token", KeptField::upload_token},
 }};
 
 }  // namespace

@@ -30,6 +30,7 @@ enum class KeptField {
   retry_count,              ///< x-stainless-retry-count
   request_iteration,        ///< X-Tinker-Request-Iteration
   sampling_backpressure,    ///< X-Tinker-Sampling-Backpressure
+  upload_token,             ///< X-Tinker-Upload-Token (external-weights upload PUTs)
 };
 
 /// Which kept field request field `name` is (`known`: Beast's enum for it, or unknown); nullopt

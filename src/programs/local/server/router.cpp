@@ -25,10 +25,12 @@ struct FixedRoute {
 // Endpoints without path parameters. A path may appear twice with different methods.
 constexpr std::array kApiRoutes{
     FixedRoute{paths::retrieve_future.relative(), "POST", Endpoint::retrieve_future},
+    FixedRoute{paths::retrieve_futures.relative(), "POST", Endpoint::retrieve_futures},
     FixedRoute{paths::asample.relative(), "POST", Endpoint::asample},
     FixedRoute{paths::forward_backward.relative(), "POST", Endpoint::forward_backward},
     FixedRoute{paths::optim_step.relative(), "POST", Endpoint::optim_step},
     FixedRoute{paths::session_heartbeat.relative(), "POST", Endpoint::session_heartbeat},
+    FixedRoute{paths::finish_session.relative(), "POST", Endpoint::finish_session},
     FixedRoute{paths::telemetry.relative(), "POST", Endpoint::telemetry},
     FixedRoute{paths::healthz.relative(), "GET", Endpoint::healthz},
     FixedRoute{paths::get_server_capabilities.relative(), "GET", Endpoint::get_server_capabilities},
@@ -48,8 +50,15 @@ constexpr std::array kApiRoutes{
     FixedRoute{paths::checkpoints.relative(), "GET", Endpoint::list_user_checkpoints},
     FixedRoute{paths::weights_info.relative(), "POST", Endpoint::weights_info},
     FixedRoute{paths::sessions.relative(), "GET", Endpoint::list_sessions},
+    FixedRoute{paths::sessions_search.relative(), "POST", Endpoint::search_sessions},
     FixedRoute{paths::audit.relative(), "GET", Endpoint::audit_log},
     FixedRoute{paths::billing_usage.relative(), "GET", Endpoint::billing_usage},
+    FixedRoute{paths::checkpoints_search.relative(), "POST", Endpoint::search_checkpoints},
+    FixedRoute{paths::copy_weights.relative(), "POST", Endpoint::copy_weights},
+    FixedRoute{paths::checkpoint_storage_usage.relative(), "GET", Endpoint::checkpoint_storage_usage},
+    FixedRoute{paths::save_weights_external.relative(), "POST", Endpoint::save_weights_external},
+    FixedRoute{paths::external_weights_upload_start.relative(), "POST", Endpoint::external_weights_upload_start},
+    FixedRoute{paths::external_weights_upload_finish.relative(), "POST", Endpoint::external_weights_upload_finish},
 };
 
 constexpr std::array kAdminRoutes{
@@ -58,6 +67,7 @@ constexpr std::array kAdminRoutes{
     FixedRoute{"faults", "POST", Endpoint::admin_set_faults},
     FixedRoute{"faults", "DELETE", Endpoint::admin_clear_faults},
     FixedRoute{"clock/advance", "POST", Endpoint::admin_advance_clock},
+    FixedRoute{"sessions/cancel", "POST", Endpoint::admin_cancel_session},
 };
 
 std::string_view allow_of(std::string_view path, const FixedRoute* begin, const FixedRoute* end) {
@@ -131,9 +141,10 @@ Route with_method(std::string_view method, std::string_view wanted, Endpoint end
 // `rest` = the segments after "checkpoints". A checkpoint id is "<type>/<name>" (names have no
 // slash), so two segments are an id unless the first is no checkpoint type and the second an action.
 Route match_checkpoint(std::string_view method, const std::vector<std::string_view>& rest, Route route) {
-  auto is_type = [](std::string_view s) { return s == "weights" || s == "sampler_weights"; };
+  auto is_type = [](std::string_view s) { return s == "weights" || s == "sampler_weights" || s == "external_weights"; };
   auto is_action = [](std::string_view s) {
-    return s == paths::segment::archive || s == paths::segment::publish || s == paths::segment::ttl;
+    return s == paths::segment::archive || s == paths::segment::publish || s == paths::segment::ttl ||
+           s == paths::segment::external_weights_urls;
   };
   std::string_view action;
   std::size_t id_segments = rest.size();
@@ -152,6 +163,8 @@ Route match_checkpoint(std::string_view method, const std::vector<std::string_vi
     matched = with_method(method, "GET", Endpoint::checkpoint_archive, "GET");
   } else if (action == paths::segment::ttl) {
     matched = with_method(method, "PUT", Endpoint::set_checkpoint_ttl, "PUT");
+  } else if (action == paths::segment::external_weights_urls) {
+    matched = with_method(method, "GET", Endpoint::external_weights_urls, "GET");
   } else if (method == "POST") {
     matched = ok(Endpoint::publish_checkpoint);
   } else if (method == "DELETE") {
@@ -259,6 +272,7 @@ const char* endpoint_name(Endpoint endpoint) noexcept {
     case Endpoint::dynamic_config: return "dynamic_config";
     case Endpoint::create_session: return "create_session";
     case Endpoint::session_heartbeat: return "session_heartbeat";
+    case Endpoint::finish_session: return "finish_session";
     case Endpoint::create_sampling_session: return "create_sampling_session";
     case Endpoint::create_model: return "create_model";
     case Endpoint::get_info: return "get_info";
@@ -271,6 +285,7 @@ const char* endpoint_name(Endpoint endpoint) noexcept {
     case Endpoint::save_weights_for_sampler: return "save_weights_for_sampler";
     case Endpoint::asample: return "asample";
     case Endpoint::retrieve_future: return "retrieve_future";
+    case Endpoint::retrieve_futures: return "retrieve_futures";
     case Endpoint::telemetry: return "telemetry";
     case Endpoint::list_training_runs: return "list_training_runs";
     case Endpoint::get_training_run: return "get_training_run";
@@ -283,21 +298,31 @@ const char* endpoint_name(Endpoint endpoint) noexcept {
     case Endpoint::list_user_checkpoints: return "list_user_checkpoints";
     case Endpoint::weights_info: return "weights_info";
     case Endpoint::list_sessions: return "list_sessions";
+    case Endpoint::search_sessions: return "search_sessions";
     case Endpoint::get_session: return "get_session";
     case Endpoint::assign_session_project: return "assign_session_project";
     case Endpoint::trace_export: return "trace_export";
     case Endpoint::get_sampler: return "get_sampler";
     case Endpoint::audit_log: return "audit_log";
     case Endpoint::billing_usage: return "billing_usage";
+    case Endpoint::search_checkpoints: return "search_checkpoints";
+    case Endpoint::copy_weights: return "copy_weights";
+    case Endpoint::checkpoint_storage_usage: return "checkpoint_storage_usage";
     case Endpoint::download: return "download";
     case Endpoint::hub_resolve: return "hub_resolve";
     case Endpoint::hub_api: return "hub_api";
     case Endpoint::hub_lfs: return "hub_lfs";
+    case Endpoint::external_upload: return "external_upload";
+    case Endpoint::save_weights_external: return "save_weights_external";
+    case Endpoint::external_weights_urls: return "external_weights_urls";
+    case Endpoint::external_weights_upload_start: return "external_weights_upload_start";
+    case Endpoint::external_weights_upload_finish: return "external_weights_upload_finish";
     case Endpoint::admin_audit: return "admin_audit";
     case Endpoint::admin_requests: return "admin_requests";
     case Endpoint::admin_set_faults: return "admin_set_faults";
     case Endpoint::admin_clear_faults: return "admin_clear_faults";
     case Endpoint::admin_advance_clock: return "admin_advance_clock";
+    case Endpoint::admin_cancel_session: return "admin_cancel_session";
   }
   return "unknown";
 }
@@ -331,6 +356,16 @@ Route match_route(std::string_view method, std::string_view path) {
   }
   if (path.substr(0, kAdminPrefix.size()) == kAdminPrefix) {
     return match_fixed(method, path.substr(kAdminPrefix.size()), kAdminRoutes);
+  }
+  if (path.substr(0, kUploadsPrefix.size()) == kUploadsPrefix) {
+    // /_uploads/<upload_id>/<file>: one segment each (the upload's files have plain names).
+    const std::vector<std::string_view> s = split_segments(path.substr(kUploadsPrefix.size()));
+    if (s.size() != 2 || any_empty(s)) return Route{};
+    Route route = with_method(method, "PUT", Endpoint::external_upload, "PUT");
+    if (route.status != Route::Status::ok) return route;
+    route.token = percent_decode(s[0]);
+    route.file = percent_decode(s[1]);
+    return route;
   }
   if (auto upload = match_hub_upload(path)) return *upload;
   return match_hub(method, path);

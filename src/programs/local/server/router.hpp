@@ -26,6 +26,7 @@ enum class Endpoint : std::uint8_t {
   dynamic_config,
   create_session,
   session_heartbeat,
+  finish_session,
   create_sampling_session,
   create_model,
   get_info,
@@ -38,6 +39,7 @@ enum class Endpoint : std::uint8_t {
   save_weights_for_sampler,
   asample,
   retrieve_future,
+  retrieve_futures,
   telemetry,
   list_training_runs,
   get_training_run,
@@ -50,22 +52,32 @@ enum class Endpoint : std::uint8_t {
   list_user_checkpoints,
   weights_info,
   list_sessions,
+  search_sessions,
   get_session,
   assign_session_project,
   trace_export,
   get_sampler,
   audit_log,
   billing_usage,
+  search_checkpoints,             ///< POST checkpoints/search
+  copy_weights,                   ///< POST copy_weights (synchronous)
+  checkpoint_storage_usage,       ///< GET billing/usage/checkpoints/current
+  save_weights_external,          ///< POST save_weights_external (future)
+  external_weights_urls,          ///< GET training_runs/{run}/checkpoints/external_weights/{name}/external_weights_urls
+  external_weights_upload_start,  ///< POST external_weights_upload_start
+  external_weights_upload_finish,  ///< POST external_weights_upload_finish
   // outside /api/v1/
   download,
-  hub_resolve,  ///< /{org}/{name}/resolve/{revision}/{file} (Hugging Face Hub-compatible)
-  hub_api,      ///< the Hub's upload API: /api/... (not /api/v1/) and /{org}/{name}.git/info/lfs/...
-  hub_lfs,      ///< /_hub_lfs/{token}: LFS object uploads (capability URLs, like signed ones)
+  hub_resolve,      ///< /{org}/{name}/resolve/{revision}/{file} (Hugging Face Hub-compatible)
+  hub_api,          ///< the Hub's upload API: /api/... (not /api/v1/) and /{org}/{name}.git/info/lfs/...
+  hub_lfs,          ///< /_hub_lfs/{token}: LFS object uploads (capability URLs, like signed ones)
+  external_upload,  ///< PUT /_uploads/{upload_id}/{file}: external-weights uploads (need the upload's token header)
   admin_audit,
   admin_requests,
   admin_set_faults,
   admin_clear_faults,
   admin_advance_clock,
+  admin_cancel_session,
 };
 
 /// A stable name for logs ("retrieve_future", "delete_checkpoint", "admin_audit", ...).
@@ -86,15 +98,17 @@ class Route {
   std::string checkpoint_id;
   std::string session_id;
   std::string sampler_id;
-  std::string token;       ///< /_downloads/<token>
+  std::string token;       ///< /_downloads/<token>; the upload id of /_uploads/<upload_id>/<file>
   std::string repo;        ///< hub_resolve: "org/name" (or "name")
   std::string revision;    ///< hub_resolve, percent-decoded ("refs%2Fpr%2F1" -> "refs/pr/1")
-  std::string file;        ///< hub_resolve: the file's path in the repo
+  std::string file;        ///< hub_resolve: the file's path in the repo; external_upload: the file
   std::string_view allow;  ///< for method_not_allowed: the Allow header value
 };
 
 /// Where the unauthenticated downloads are served: /_downloads/<token>.
 inline constexpr std::string_view kDownloadsPrefix = "/_downloads/";
+/// Where the files of an external-weights upload are PUT: /_uploads/<upload_id>/<file>.
+inline constexpr std::string_view kUploadsPrefix = "/_uploads/";
 
 /// Matches `method` ("GET", "POST", ...) and `path` (the target without query, path prefix
 /// already removed).

@@ -312,6 +312,17 @@ void Server::advance_clock(std::chrono::seconds by) {
   });
 }
 
+void Server::cancel_session(const std::string& session_id, std::optional<std::string> detail) {
+  impl_->on_io([this, &session_id, &detail] {
+    if (!impl_->frontend) throw error(errc::invalid_configuration, "cancel_session needs a started server");
+    try {
+      impl_->frontend->engine.cancel_session(session_id, std::move(detail));
+    } catch (const HttpError& e) {
+      throw error(errc::invalid_argument, std::string("cancel_session: ") + e.what());
+    }
+  });
+}
+
 void Server::replace_checkpoint_archive(const std::string& tinker_path, std::string tar) {
   impl_->on_io([this, &tinker_path, &tar] {
     if (!impl_->frontend) throw error(errc::invalid_configuration, "replace_checkpoint_archive needs a started server");

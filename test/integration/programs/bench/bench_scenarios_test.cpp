@@ -111,6 +111,15 @@ const Fields compare_raw_fields = {
     {"raw_latency_p50_ms", Kind::number},
     {"sdk_latency_p50_ms", Kind::number},
     {"latency_ratio", Kind::number},
+    {"raw_user_us_per_sample", Kind::number},
+    {"sdk_user_us_per_sample", Kind::number},
+    {"raw_system_us_per_sample", Kind::number},
+    {"sdk_system_us_per_sample", Kind::number},
+    {"raw_sleeps_per_sample", Kind::number},
+    {"sdk_sleeps_per_sample", Kind::number},
+    {"raw_preemptions_per_sample", Kind::number},
+    {"sdk_preemptions_per_sample", Kind::number},
+    {"sdk_requests_per_sample", Kind::number},
     {"throughput_ratios", Kind::array},
     {"cpu_ratios", Kind::array},
     {"method", Kind::string},
@@ -210,6 +219,11 @@ TEST(BenchScenarios, SampleCompareRaw) {
   EXPECT_EQ(comparison.at("throughput_ratios").as_array().size(), 2u);
   EXPECT_GT(number(comparison, "raw_samples_per_s"), 0);
   EXPECT_GT(number(comparison, "sdk_samples_per_s"), 0);
+  // Every sample is at least a submit, and with the server's default (the batched result poll) or per-request polls
+  // at most a submit and a few polls.
+  EXPECT_GT(number(comparison, "sdk_requests_per_sample"), 1.0);
+  EXPECT_LT(number(comparison, "sdk_requests_per_sample"), 4.0);
+  EXPECT_GT(number(comparison, "sdk_user_us_per_sample") + number(comparison, "sdk_system_us_per_sample"), 0);
 }
 
 TEST(BenchScenarios, Logprobs) {

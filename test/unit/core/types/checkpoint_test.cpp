@@ -28,6 +28,9 @@ TEST(TinkerPath, ParsesTrainingAndSamplerPaths) {
   const auto sampler = TinkerPath::parse("tinker://5d6f:train:0/sampler_weights/final");
   EXPECT_EQ(sampler.type, CheckpointType::sampler);
   EXPECT_EQ(sampler.checkpoint_id(), "sampler_weights/final");
+  const auto external = TinkerPath::parse("tinker://5d6f:train:0/external_weights/hf");
+  EXPECT_EQ(external.type, CheckpointType::external);
+  EXPECT_EQ(external.checkpoint_id(), "external_weights/hf");
 }
 
 TEST(TinkerPath, FormatsBackToTheSameText) {
@@ -43,13 +46,14 @@ TEST(TinkerPath, FormatsBackToTheSameText) {
 TEST(TinkerPath, RejectsBadPathsSayingWhy) {
   EXPECT_EQ(parse_error("http://a/weights/x"), "invalid tinker path \"http://a/weights/x\": must start with tinker://");
   EXPECT_EQ(parse_error("tinker://a/weights"),
-            "invalid tinker path \"tinker://a/weights\": expected tinker://<run-id>/<weights|sampler_weights>/<name>");
+            "invalid tinker path \"tinker://a/weights\": expected "
+            "tinker://<run-id>/<weights|sampler_weights|external_weights>/<name>");
   EXPECT_EQ(parse_error("tinker://a/weights/x/y"),
             "invalid tinker path \"tinker://a/weights/x/y\": expected "
-            "tinker://<run-id>/<weights|sampler_weights>/<name>");
+            "tinker://<run-id>/<weights|sampler_weights|external_weights>/<name>");
   EXPECT_EQ(parse_error("tinker://a/checkpoints/x"),
-            "invalid tinker path \"tinker://a/checkpoints/x\": the kind must be 'weights' or 'sampler_weights', got "
-            "'checkpoints'");
+            "invalid tinker path \"tinker://a/checkpoints/x\": the kind must be 'weights', 'sampler_weights' or "
+            "'external_weights', got 'checkpoints'");
   EXPECT_EQ(parse_error("tinker:///weights/x"), "invalid tinker path \"tinker:///weights/x\": the run id is empty");
   EXPECT_EQ(parse_error("tinker://a/weights/"),
             "invalid tinker path \"tinker://a/weights/\": the checkpoint name is empty");

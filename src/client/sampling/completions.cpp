@@ -1,0 +1,223 @@
+// The batched long-poll of a SamplingClient's results (completions.hpp).
+#include "client/sampling/completions.hpp"
+
+#include "core/wire/endpoint_paths.hpp"
+#include "http/client.hpp"
+#include "http/clock.hpp"
+
+#include <tinker/codec.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <utility>
+
+namespace tinker::client::sampling {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+namespace {
+
+// The server holds a retrieve_futures poll this long at most when nothing is new (the protocol's
+// ~30 s); the read timeout (ClientOptions::timeouts.retrieve_future, 45 s) covers it.
+constexpr double long_poll_seconds = 30.0;
+// After a failed poll (doc/protocol.md#batched-sampling-results).
+constexpr std::chrono::seconds poll_error_pause{1};
+// A report whose sample never came to wait for it (its attempt was abandoned) is dropped after this.
+constexpr std::chrono::minutes unclaimed_lifetime{5};
+
+http::Request completions_poll(const std::string& sampling_session_id, std::int64_t cursor,
+                               const ClientOptions& options) {
+  http::Request poll(http::Method::post, http::RequestPath::constant(wire::paths::retrieve_futures.full()),
+                     http::PoolKind::futures);
+  // cloned_sampler_id = seq_id / 1'000'000'000: this SDK's samplers number their requests from 0.
+  const FuturesRetrieveRequest body(SamplingSessionFuturesTarget(sampling_session_id, 0), cursor, long_poll_seconds);
+  poll.body = to_json(body);
+  poll.content_type = "application/json";
+  poll.max_retries = 0;  // the poller's own 1 s pause is its retry
+  poll.timeout = options.timeouts.retrieve_future;
+  return poll;
+}
+
+// 404 and 405: the server turned the flag on but does not serve the endpoint.
+bool endpoint_missing(int status) noexcept {
+  return status == 404 || status == 405;
+}
+
+}  // namespace
+
+// A sample waiting for its report; lives in wait_for's frame.
+class CompletionWatcher::Waiter {
+ public:
+  explicit Waiter(const asio::any_io_executor& executor) : timer(executor, asio::steady_timer::time_point::max()) {}
+
+  asio::steady_timer timer;  ///< cancelled to wake the sample
+  bool reported = false;
+};
+
+// Takes the waiter out of the map however wait_for's frame ends (also when it is destroyed
+// suspended, at io_context teardown): the watcher must never point at a dead frame.
+class CompletionWatcher::WaiterGuard {
+ public:
+  WaiterGuard(std::shared_ptr<CompletionWatcher> watcher, std::string request_id, Waiter& waiter)
+      : watcher_(std::move(watcher)), request_id_(std::move(request_id)) {
+    watcher_->waiters_.emplace(request_id_, &waiter);
+  }
+  WaiterGuard(const WaiterGuard&) = delete;
+  WaiterGuard& operator=(const WaiterGuard&) = delete;
+  ~WaiterGuard() {
+    watcher_->waiters_.erase(request_id_);
+    // Nobody left to report to: the poller's wait is pointless.
+    if (watcher_->unreported() == 0) watcher_->stop_poller();
+  }
+
+ private:
+  std::shared_ptr<CompletionWatcher> watcher_;
+  std::string request_id_;
+};
+
+CompletionWatcher::CompletionWatcher(std::shared_ptr<detail::ClientHolder> holder, std::string sampling_session_id)
+    : holder_(std::move(holder)), sampling_session_id_(std::move(sampling_session_id)) {}
+
+bool CompletionWatcher::enabled() const {
+  return !disabled_ && holder_->config().sample_use_retrieve_futures.value_or(false);
+}
+
+void CompletionWatcher::cancel_task() {
+  stop_poller();
+}
+
+// Emitted only while the poller's frame (which owns the signal) lives.
+void CompletionWatcher::stop_poller() {
+  if (poller_running_ && poller_signal_ != nullptr) poller_signal_->emit(asio::cancellation_type::terminal);
+}
+
+asio::awaitable<CompletionWait> CompletionWatcher::wait_for(std::string request_id) {
+  if (disabled_) co_return CompletionWait::fallback;
+  if (const auto early = unclaimed_.find(request_id); early != unclaimed_.end()) {
+    unclaimed_.erase(early);
+    co_return CompletionWait::reported;
+  }
+  Waiter waiter(holder_->executor());
+  {
+    const WaiterGuard guard(shared_from_this(), std::move(request_id), waiter);
+    ensure_poller();
+    // Woken by deliver() or release_all() cancelling the timer; a cancellation of the awaiting
+    // coroutine wakes it too, with reported still false.
+    auto [ec] = co_await waiter.timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+    if (!waiter.reported && !disabled_) throw boost::system::system_error(asio::error::operation_aborted);
+  }
+  if (waiter.reported) co_return CompletionWait::reported;
+  co_return CompletionWait::fallback;
+}
+
+void CompletionWatcher::ensure_poller() {
+  if (poller_running_ || disabled_) return;
+  poller_running_ = true;
+  auto signal = std::make_shared<asio::cancellation_signal>();
+  poller_signal_ = signal.get();
+  const asio::cancellation_slot slot = signal->slot();
+  asio::co_spawn(holder_->executor(), run_poller(shared_from_this(), holder_, std::move(signal)),
+                 asio::bind_cancellation_slot(slot, asio::detached));
+}
+
+void CompletionWatcher::deliver(const std::string& request_id) {
+  if (const auto it = waiters_.find(request_id); it != waiters_.end()) {
+    it->second->reported = true;
+    it->second->timer.cancel();
+    waiters_.erase(it);  // the guard's erase finds nothing
+    return;
+  }
+  unclaimed_.insert_or_assign(request_id, std::chrono::steady_clock::now());
+}
+
+void CompletionWatcher::release_all() {
+  disabled_ = true;
+  for (auto& [id, waiter] : waiters_) waiter->timer.cancel();
+  waiters_.clear();
+  unclaimed_.clear();
+}
+
+void CompletionWatcher::forget_old_unclaimed(std::chrono::steady_clock::time_point now) {
+  std::erase_if(unclaimed_, [now](const auto& entry) { return now - entry.second > unclaimed_lifetime; });
+}
+
+namespace {
+
+// Registers the poller as a background task of the holder for as long as its frame lives (ServiceClient
+// shutdown cancels it), and says it stopped however the frame ends.
+class PollerScope {
+ public:
+  PollerScope(detail::ClientHolder& holder, detail::RegisteredTask& task, bool& running,
+              asio::cancellation_signal*& signal)
+      : holder_(holder), task_(task), running_(running), signal_(signal) {
+    holder_.register_task(task_);
+  }
+  PollerScope(const PollerScope&) = delete;
+  PollerScope& operator=(const PollerScope&) = delete;
+  ~PollerScope() {
+    running_ = false;
+    signal_ = nullptr;
+    holder_.unregister_task(task_);
+  }
+
+ private:
+  detail::ClientHolder& holder_;
+  detail::RegisteredTask& task_;
+  bool& running_;
+  asio::cancellation_signal*& signal_;
+};
+
+// The completions of one answer, or false when it could not be read.
+bool read_completions(const http::Response& answer, FuturesRetrieveResponse& out) {
+  diagnostics diag;
+  return !from_json(answer.body, out, diag);
+}
+
+}  // namespace
+
+asio::awaitable<void> CompletionWatcher::run_poller(std::shared_ptr<CompletionWatcher> self,
+                                                    std::shared_ptr<detail::ClientHolder> holder,
+                                                    std::shared_ptr<asio::cancellation_signal> signal) {
+  const PollerScope scope(*holder, *self, self->poller_running_, self->poller_signal_);
+  (void)signal;  // kept alive by this frame
+  http::HttpClient& client = holder->http();
+  try {
+    while (self->unreported() > 0 && !self->disabled_) {
+      const http::Request poll = completions_poll(self->sampling_session_id_, self->cursor_, client.options());
+      ++self->polls_sent_;
+      diagnostics diag;
+      auto [ec, answer] = co_await client.send(poll, &diag);
+      if (ec == errc::cancelled) break;
+      FuturesRetrieveResponse completions;
+      if (!ec && read_completions(answer, completions)) {
+        self->cursor_ = completions.cursor;
+        // Finished and failed both mean "fetch it": retrieve_future returns the result or the error.
+        // A state this SDK does not know is skipped; its request keeps waiting for a known one.
+        for (const FutureCompletion& completion : completions.completions) {
+          if (completion.finished() || completion.failed()) self->deliver(completion.request_id);
+        }
+        self->forget_old_unclaimed(std::chrono::steady_clock::now());
+        continue;
+      }
+      if (ec && endpoint_missing(answer.status)) {
+        holder->log(LogLevel::warning, "the server announced sample_use_retrieve_futures but answered HTTP " +
+                                           std::to_string(answer.status) +
+                                           " to retrieve_futures: polling each sample's result instead");
+        self->release_all();
+        break;
+      }
+      client.tally().note_retry();
+      if (co_await http::sleep_for(client.clock(), poll_error_pause)) break;  // cancelled
+    }
+  } catch (const std::exception&) {
+    // A co_await begun after a cancellation throws: the poller stops, as asked.
+  }
+}
+
+}  // namespace tinker::client::sampling

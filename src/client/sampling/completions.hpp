@@ -1,0 +1,88 @@
+// The batched long-poll of one SamplingClient's results (doc/sampling.md#batched-result-polling,
+// doc/protocol.md#batched-sampling-results). When the server's client/config says
+// sample_use_retrieve_futures, each accepted sample waits here until one background poller,
+//   POST /api/v1/retrieve_futures {"target":{"type":"sampling_session",...},"prev_cursor":N,"timeout":30}
+// reports its request finished or failed; only then does it fetch its result with one retrieve_future.
+//
+// Lifecycle (all on the client's io thread): the poller starts when a sample starts waiting and none
+// is running, and ends when no waiting sample is left unreported (or at ServiceClient shutdown, which
+// cancels it as a registered task). It holds the watcher and the holder, never the SamplingState, so
+// dropping the client's last handle lets everything go once the samples in flight are done. After a
+// failed poll it sleeps 1 s and polls again; a server that does not know the endpoint (404, 405)
+// turns the batched mode off for the client and sends the waiting samples to per-request polling.
+#pragma once
+
+#include "client/session/holder.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace tinker::client::sampling {
+
+/// How a wait for a completion ended.
+enum class CompletionWait {
+  reported,  ///< the server reported the request finished or failed: fetch its result
+  fallback,  ///< the batched mode is off for this client: poll the request itself
+};
+
+/// One sampler's completions and their poller. Used on the io thread only.
+class CompletionWatcher final : public std::enable_shared_from_this<CompletionWatcher>, public detail::RegisteredTask {
+ public:
+  CompletionWatcher(std::shared_ptr<detail::ClientHolder> holder, std::string sampling_session_id);
+  CompletionWatcher(const CompletionWatcher&) = delete;
+  CompletionWatcher& operator=(const CompletionWatcher&) = delete;
+
+  /// True when samples should wait here: the server turned the batched mode on and it was not
+  /// turned off for this client since.
+  bool enabled() const;
+
+  /// Waits until the poller reports `request_id` (or the mode is turned off). Throws
+  /// boost::system::system_error (operation_aborted) when the awaiting coroutine is cancelled.
+  boost::asio::awaitable<CompletionWait> wait_for(std::string request_id);
+
+  /// Polls sent so far (for tests).
+  std::int64_t polls_sent() const noexcept { return polls_sent_; }
+
+  void cancel_task() override;
+
+  /// The poller's coroutine (a named function: the coroutine rules of doc/architecture.md).
+  /// `signal` is the one its co_spawn is bound to: the frame keeps it alive for as long as Asio may use it.
+  static boost::asio::awaitable<void> run_poller(std::shared_ptr<CompletionWatcher> self,
+                                                 std::shared_ptr<detail::ClientHolder> holder,
+                                                 std::shared_ptr<boost::asio::cancellation_signal> signal);
+
+ private:
+  class Waiter;
+  class WaiterGuard;
+  friend class WaiterGuard;
+
+  void ensure_poller();
+  void stop_poller();
+  void deliver(const std::string& request_id);
+  void release_all();
+  void forget_old_unclaimed(std::chrono::steady_clock::time_point now);
+  std::size_t unreported() const noexcept { return waiters_.size(); }
+
+  std::shared_ptr<detail::ClientHolder> holder_;
+  const std::string sampling_session_id_;
+  std::int64_t cursor_ = 0;
+  bool poller_running_ = false;
+  bool disabled_ = false;  ///< the server does not serve retrieve_futures after all
+  std::int64_t polls_sent_ = 0;
+  /// The running poller's signal (null when none runs); its frame owns it.
+  boost::asio::cancellation_signal* poller_signal_ = nullptr;
+  /// Samples waiting for their request id's report.
+  std::unordered_map<std::string, Waiter*> waiters_;
+  /// Reports that arrived before their sample started waiting (the result may be reported before
+  /// the answer to asample is read); forgotten after a few minutes.
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point> unclaimed_;
+};
+
+}  // namespace tinker::client::sampling
