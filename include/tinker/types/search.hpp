@@ -1,5 +1,6 @@
 /// \file
-/// What the search calls share: whose items a search covers (`doc/rest.md#search-checkpoints`, `doc/rest.md#search-sessions`).
+/// What the search calls share: whose items a search covers (`doc/rest.md#search-checkpoints`,
+/// `doc/rest.md#search-sessions`).
 #pragma once
 
 #include <tinker/types/common.hpp>

@@ -4,9 +4,9 @@
 
 #include "api/endpoints_rest.hpp"
 #include "client/rest/operation.hpp"
+#include "client/rest/search_paging.hpp"
 
 #include <iterator>
-#include <set>
 #include <utility>
 
 namespace tinker::client::rest {
@@ -15,24 +15,9 @@ namespace {
 namespace asio = boost::asio;
 using boost::system::error_code;
 
-constexpr std::int64_t max_checkpoint_search_page = 200;
-constexpr std::size_t max_checkpoint_search_owner_urns = 10;
-
 // Throws tinker::error (invalid_argument) naming the field, before anything is sent.
 void check_checkpoint_search(const CheckpointSearchRequest& request) {
-  if (request.limit < 1 || request.limit > max_checkpoint_search_page) {
-    throw error(errc::invalid_argument,
-                "search_checkpoints: limit must be 1..200, got " + std::to_string(request.limit));
-  }
-  const SearchOwner& owner = request.owner;
-  if (owner.kind == SearchOwner::Kind::user &&
-      (owner.owner_urns.empty() || owner.owner_urns.size() > max_checkpoint_search_owner_urns)) {
-    throw error(errc::invalid_argument, "search_checkpoints: owner.owner_urns must hold 1..10 URNs, got " +
-                                            std::to_string(owner.owner_urns.size()));
-  }
-  if (owner.kind != SearchOwner::Kind::user && !owner.owner_urns.empty()) {
-    throw error(errc::invalid_argument, "search_checkpoints: owner.owner_urns is only for SearchOwner::users");
-  }
+  check_search_limit_and_owner("search_checkpoints", request.limit, request.owner);
 }
 
 Op<CheckpointSearchResponse> search_checkpoints_op(HolderPtr holder, CheckpointSearchRequest request,
@@ -50,18 +35,13 @@ OperationResult<std::vector<Checkpoint>> checkpoint_search_failed(errc code, std
   return OperationResult<std::vector<Checkpoint>>(make_error_code(code), std::vector<Checkpoint>());
 }
 
-// Follows next_cursor until a page has none. A server whose cursor never ends is stopped by
-// `max_pages`, and one that hands back a cursor it already gave is stopped at once (it would loop).
+// Follows next_cursor until a page has none, guarded by PageWalk.
 Op<std::vector<Checkpoint>> search_all_checkpoints_op(HolderPtr holder, CheckpointSearchRequest request,
                                                       std::int64_t max_pages, diagnostics& diag) {
   check_checkpoint_search(request);
-  if (max_pages < 1) {
-    throw error(errc::invalid_argument,
-                "search_all_checkpoints: max_pages must be at least 1, got " + std::to_string(max_pages));
-  }
+  PageWalk walk("search_all_checkpoints", max_pages);
   std::vector<Checkpoint> all;
-  std::set<std::pair<Timestamp, std::string>> cursors_seen;
-  for (std::int64_t page = 1;; ++page) {
+  for (;;) {
     if (auto ec = co_await holder->ensure_config(diag)) {
       co_return OperationResult<std::vector<Checkpoint>>(ec, std::vector<Checkpoint>());
     }
@@ -73,18 +53,9 @@ Op<std::vector<Checkpoint>> search_all_checkpoints_op(HolderPtr holder, Checkpoi
                std::make_move_iterator(response.checkpoints.end()));
     if (!response.next_cursor) break;
     const CheckpointSearchCursor& next = *response.next_cursor;
-    if (!cursors_seen.emplace(next.last_created_at, next.last_checkpoint_uuid).second) {
-      co_return checkpoint_search_failed(errc::protocol_error,
-                                         "search_all_checkpoints: page " + std::to_string(page) +
-                                             " answered a next_cursor already given (last_checkpoint_uuid \"" +
-                                             next.last_checkpoint_uuid + "\"); the search would never end",
-                                         diag);
-    }
-    if (page >= max_pages) {
-      co_return checkpoint_search_failed(errc::protocol_error,
-                                         "search_all_checkpoints: still more pages after max_pages (" +
-                                             std::to_string(max_pages) + "); raise max_pages or narrow the search",
-                                         diag);
+    const std::string key = format_timestamp(next.last_created_at) + '\n' + next.last_checkpoint_uuid;
+    if (auto stop = walk.next(key, "last_checkpoint_uuid \"" + next.last_checkpoint_uuid + "\"")) {
+      co_return checkpoint_search_failed(errc::protocol_error, std::move(*stop), diag);
     }
     request.cursor = next;
   }

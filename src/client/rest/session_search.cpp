@@ -6,9 +6,9 @@
 #include "api/endpoints.hpp"
 #include "api/endpoints_rest.hpp"
 #include "client/rest/operation.hpp"
+#include "client/rest/search_paging.hpp"
 
 #include <iterator>
-#include <set>
 #include <utility>
 
 namespace tinker::client::rest {
@@ -16,22 +16,9 @@ namespace {
 
 using boost::system::error_code;
 
-constexpr std::int64_t max_session_search_limit = 200;
-constexpr std::size_t max_session_search_owner_urns = 10;
-
 // Throws tinker::error (invalid_argument) naming the field of a request the service would refuse.
 void check_session_search(const SessionSearchRequest& request) {
-  if (request.limit < 1 || request.limit > max_session_search_limit) {
-    throw error(errc::invalid_argument, "search_sessions: limit must be 1..200, got " + std::to_string(request.limit));
-  }
-  const std::size_t urns = request.owner.owner_urns.size();
-  if (request.owner.kind == SearchOwner::Kind::user && (urns == 0 || urns > max_session_search_owner_urns)) {
-    throw error(errc::invalid_argument,
-                "search_sessions: owner.owner_urns must hold 1..10 URNs, got " + std::to_string(urns));
-  }
-  if (request.owner.kind != SearchOwner::Kind::user && urns != 0) {
-    throw error(errc::invalid_argument, "search_sessions: owner.owner_urns is only allowed for a user owner");
-  }
+  check_search_limit_and_owner("search_sessions", request.limit, request.owner);
   if (request.statuses) {
     for (const SessionStatusQuery& status : *request.statuses) {
       if (status.reasons && status.kind != SessionStatusQuery::Kind::client_finished) {
@@ -49,11 +36,6 @@ Op<SessionSearchResponse> search_sessions_op(HolderPtr holder, SessionSearchRequ
   co_return OperationResult<SessionSearchResponse>(ec, std::move(out));
 }
 
-// A cursor as a set key: a server that hands one back twice would loop forever.
-std::string cursor_key(const SessionSearchCursor& cursor) {
-  return format_timestamp(cursor.last_created_at) + '\n' + cursor.last_session_id;
-}
-
 OperationResult<std::vector<SessionSummary>> paging_failure(std::string message, diagnostics& diag) {
   diag.clear();
   diag.message = std::move(message);
@@ -61,21 +43,13 @@ OperationResult<std::vector<SessionSummary>> paging_failure(std::string message,
                                                       std::vector<SessionSummary>());
 }
 
+// Follows next_cursor until a page has none, guarded by PageWalk.
 Op<std::vector<SessionSummary>> search_all_sessions_op(HolderPtr holder, SessionSearchRequest request,
                                                        std::int64_t max_pages, diagnostics& diag) {
   check_session_search(request);
-  if (max_pages < 1) {
-    throw error(errc::invalid_argument,
-                "search_all_sessions: max_pages must be at least 1, got " + std::to_string(max_pages));
-  }
+  PageWalk walk("search_all_sessions", max_pages);
   std::vector<SessionSummary> all;
-  std::set<std::string> seen_cursors;
-  for (std::int64_t page = 0;; ++page) {
-    if (page == max_pages) {
-      co_return paging_failure("search_all_sessions: the server still had more pages after " +
-                                   std::to_string(max_pages) + " requests (max_pages); stopped",
-                               diag);
-    }
+  for (;;) {
     if (auto ec = co_await holder->ensure_config(diag)) {
       co_return OperationResult<std::vector<SessionSummary>>(ec, std::vector<SessionSummary>());
     }
@@ -85,10 +59,10 @@ Op<std::vector<SessionSummary>> search_all_sessions_op(HolderPtr holder, Session
     all.insert(all.end(), std::make_move_iterator(response.sessions.begin()),
                std::make_move_iterator(response.sessions.end()));
     if (!response.next_cursor) break;
-    if (!seen_cursors.insert(cursor_key(*response.next_cursor)).second) {
-      co_return paging_failure("search_all_sessions: the server repeated the cursor after session " +
-                                   response.next_cursor->last_session_id + "; stopped",
-                               diag);
+    const SessionSearchCursor& next = *response.next_cursor;
+    const std::string key = format_timestamp(next.last_created_at) + '\n' + next.last_session_id;
+    if (auto stop = walk.next(key, "last_session_id \"" + next.last_session_id + "\"")) {
+      co_return paging_failure(std::move(*stop), diag);
     }
     request.cursor = std::move(response.next_cursor);
   }
