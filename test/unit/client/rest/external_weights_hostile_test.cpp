@@ -3,6 +3,7 @@
 // before anything is written; the start answer of the older shape (a bare URL per file) is
 // uploaded without headers; the upload PUT carries the server's headers and no Tinker credential;
 // the URLs request goes to the documented path.
+#include "support/future_wait.hpp"
 #include "support/temp_files.hpp"
 #include "support/test_server.hpp"
 
@@ -50,22 +51,13 @@ class ExternalWeightsClient : public ::testing::Test {
 
   template <class T>
   T wait(std::future<T>& future) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("timed out");
-      io_.run_one_for(std::chrono::milliseconds(50));
-    }
-    return future.get();
+    return test::run_until_ready(io_, future);
   }
 
+  // The failure code of `future` (success when it has a value).
   template <class T>
   boost::system::error_code failure_of(std::future<T>& future) {
-    try {
-      wait(future);
-    } catch (const boost::system::system_error& e) {
-      return e.code();
-    }
-    return {};
+    return test::failure_when_ready(io_, future);
   }
 
   std::string urls_with(const std::string& file) const {

@@ -1,5 +1,6 @@
 // RestClient's checkpoint search against a scripted server: the exact body sent, the cursor sent
 // back unchanged, and hostile servers (a cursor that never ends, a cursor handed back twice).
+#include "support/future_wait.hpp"
 #include "support/test_server.hpp"
 
 #include <tinker/rest_client.hpp>
@@ -53,23 +54,13 @@ class CheckpointSearchClient : public ::testing::Test {
 
   template <class T>
   T wait(std::future<T>& future) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("timed out");
-      io_.run_one_for(std::chrono::milliseconds(50));
-    }
-    return future.get();
+    return test::run_until_ready(io_, future);
   }
 
   // The failure code of `future` (success when it has a value).
   template <class T>
   boost::system::error_code failure_of(std::future<T>& future) {
-    try {
-      wait(future);
-    } catch (const boost::system::system_error& e) {
-      return e.code();
-    }
-    return {};
+    return test::failure_when_ready(io_, future);
   }
 
   std::vector<std::string> search_bodies() const {
