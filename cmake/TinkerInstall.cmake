@@ -1,6 +1,6 @@
 # `cmake --install`: headers, the static libraries of every layer, `tinker`, `tinker-local`,
 # `tinker-bench` (doc/bench.md; the developer benchmarks of benchmarks/ are not installed), a CMake package (find_package(tinker 0.2) -> tinker::tinker,
-# tinker::local), pkg-config files (tinker, tinker-local) and a Debian package made by CPack
+# tinker::train, tinker::local), pkg-config files (tinker, tinker-local) and a Debian package made by CPack
 # (`cpack -G DEB` in the build directory). Included at the end of the top-level CMakeLists.txt.
 
 include_guard(GLOBAL)
@@ -8,13 +8,14 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(TINKER_SDK_LAYERS losses sync renderers client hub tokenizer weights image text api http asio core)  # link order: users first
-set(_tinker_targets tinker tinker_headers tinker_local)
+set(_tinker_targets tinker tinker_headers tinker_local tinker_train)
 foreach(layer IN LISTS TINKER_SDK_LAYERS)
   list(APPEND _tinker_targets tinker_${layer})
   set_target_properties(tinker_${layer} PROPERTIES EXPORT_NAME ${layer})
 endforeach()
 set_target_properties(tinker_headers PROPERTIES EXPORT_NAME headers)
 set_target_properties(tinker_local PROPERTIES EXPORT_NAME local)
+set_target_properties(tinker_train PROPERTIES EXPORT_NAME train)
 
 install(TARGETS ${_tinker_targets} EXPORT tinkerTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
@@ -23,7 +24,8 @@ install(TARGETS tinker-cli tinker-local tinker-bench RUNTIME DESTINATION "${CMAK
 # (`cmake --build <dir> --target tinker_installable` before installing).
 add_custom_target(tinker_installable)
 add_dependencies(tinker_installable tinker-cli tinker-local tinker-bench tinker_local tinker_sync tinker_losses
-                 tinker_renderers)
+                 tinker_renderers
+                 tinker_train)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/tinker" "${PROJECT_BINARY_DIR}/generated/tinker"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT development FILES_MATCHING PATTERN "*.hpp")
 

@@ -39,3 +39,6 @@ tinker_layer(local PATHS programs/local USES core text asio image weights)
 tinker_layer(cli PATHS programs/cli)
 # tinker-bench, the benchmark harness (doc/bench.md): the public API only, tinker-local through its public header.
 tinker_layer(bench PATHS programs/bench)
+# The cookbook's training loops (doc/training-loops.md): run directories, resume, the supervised,
+# RL and preference trainers, evaluators, schedules, plots; the public API only, library tinker::train.
+tinker_layer(train PATHS train)
