@@ -78,8 +78,15 @@ milliseconds SampleRetryHandler::retry_delay(int attempt) const {
   return milliseconds(static_cast<milliseconds::rep>(std::clamp(delay, 0.0, cap)));
 }
 
+// Asked twice per sample: the coarse clock (src/core/coarse_clock.hpp) against the precise stamp of
+// the last progress, so a stall is seen up to a few milliseconds late, never early.
 bool SampleRetryHandler::stuck() const noexcept {
-  return progress_timeout_ && Clock::now() - last_progress_ >= *progress_timeout_;
+  if (found_stuck_since_ == last_progress_) return true;
+  return stuck_at(core::coarse_steady_now());
+}
+
+bool SampleRetryHandler::stuck_at(Clock::time_point now) const noexcept {
+  return progress_timeout_ && now - last_progress_ >= *progress_timeout_;
 }
 
 boost::system::error_code SampleRetryHandler::stuck_error(diagnostics& diag) const {
@@ -131,10 +138,12 @@ void SampleRetryHandler::on_watchdog(boost::system::error_code ec) {
   if (ec == asio::error::operation_aborted) return;
   watchdog_armed_ = false;
   if (watched_first_ == nullptr) return;
-  if (!stuck()) {
+  // The precise clock: the watchdog fired on it at the deadline.
+  if (!stuck_at(Clock::now())) {
     arm_watchdog();  // progress was made meanwhile: wait for the new deadline
     return;
   }
+  found_stuck_since_ = last_progress_;
   // Cancelling an operation never completes it inside emit(), but copy the list anyway.
   std::vector<Watch::Entry*> stuck_now;
   for (Watch::Entry* entry = watched_first_; entry != nullptr; entry = entry->next) stuck_now.push_back(entry);

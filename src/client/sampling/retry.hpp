@@ -8,6 +8,7 @@
 #pragma once
 
 #include "client/async/byte_budget.hpp"
+#include "core/coarse_clock.hpp"
 
 #include <tinker/error.hpp>
 
@@ -86,8 +87,11 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   /// (25 % by default), clamped to [0, max].
   std::chrono::milliseconds retry_delay(int attempt) const;
 
-  /// True once no progress was made for the progress timeout.
+  /// True once no progress was made for the progress timeout (asked on the coarse clock: up to a few
+  /// milliseconds late, never early).
   bool stuck() const noexcept;
+  /// The same at `now`.
+  bool stuck_at(Clock::time_point now) const noexcept;
   /// errc::timeout with the protocol's message.
   boost::system::error_code stuck_error(diagnostics& diag) const;
 
@@ -144,6 +148,9 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   std::function<double()> random_unit_;
   std::int64_t in_flight_ = 0;
   Clock::time_point last_progress_ = Clock::now();
+  /// The last progress the watchdog found stuck (on the precise clock): stuck() agrees at once, not a
+  /// coarse tick later. Lapses by itself when progress moves last_progress_.
+  Clock::time_point found_stuck_since_ = Clock::time_point::min();
   Watch::Entry* watched_first_ = nullptr;  ///< operations under watch now, oldest first
   Watch::Entry* watched_last_ = nullptr;
   boost::asio::steady_timer watchdog_;
