@@ -198,7 +198,15 @@ class ServerOptions {
   /// Null-model mode: every operation completes at once with well-formed, correctly sized
   /// results and no model computation (for client benchmarks).
   bool null_model = false;
-  int worker_threads = 2;                                       ///< threads for the model computations
+  int worker_threads = 2;  ///< threads for the model computations
+  /// Simulated compute time (`doc/local.md#simulated-compute-time`): every forward_backward,
+  /// forward and optim_step keeps its model busy this much longer than its real computation, so
+  /// later operations of the same model wait, as on a slower accelerator. No worker is held
+  /// meanwhile. 0 = none.
+  std::chrono::milliseconds training_delay{0};
+  /// Simulated sampling time: every sample request takes at least this long from its start to its
+  /// result (samples still run concurrently). 0 = none.
+  std::chrono::milliseconds sampling_delay{0};
   std::vector<CatalogueEntry> catalogue = default_catalogue();  ///< the base models served
   ClientConfigFlags client_config;                              ///< what `client/config` announces
   /// PEFT adapters loaded at start() as public sampler checkpoints of the run "local-imports"
@@ -261,12 +269,25 @@ class RequestRecord {
   std::string fault;         ///< name of the fault that fired, if any
 };
 
+/// When one applied operation of a model ran, by the server's steady clock: from the moment its
+/// turn came and it started to the moment its result was ready (ServerOptions::training_delay
+/// included). The gap between one operation's `finished` and the next one's `started` is time the
+/// model sat idle (`doc/local.md#simulated-compute-time`).
+class OperationTiming {
+ public:
+  std::int64_t seq_id = 0;                         ///< the operation's seq_id
+  std::string operation;                           ///< "forward_backward", "optim_step", ...
+  std::chrono::steady_clock::time_point started;   ///< it started computing
+  std::chrono::steady_clock::time_point finished;  ///< its result was ready
+};
+
 /// Per model: the seq_ids applied, in the order they were applied.
 class ModelAudit {
  public:
   std::string model_id;                       ///< the model
   std::vector<std::int64_t> applied_seq_ids;  ///< its operations' seq_ids in the order applied
   std::vector<std::string> operations;        ///< parallel to applied_seq_ids ("forward_backward", ...)
+  std::vector<OperationTiming> timings;       ///< parallel to applied_seq_ids: when each one ran
   bool exactly_once_in_order = true;          ///< applied_seq_ids == 1, 2, ..., n
   std::vector<std::string> problems;          ///< human-readable violations, empty when ok
 };
@@ -331,6 +352,11 @@ class Server {
   /// such as a crafted malicious archive), served through the real archive endpoint and signed-URL
   /// download (Range, faults). Throws tinker::error (invalid_argument) for an unknown checkpoint.
   void replace_checkpoint_archive(const std::string& tinker_path, std::string tar);
+  /// Test hook: marks the training run `model_id` corrupted, as the service does a run it lost:
+  /// the REST listings report it `corrupted`, and every operation of it that has not started
+  /// yet fails (request_failed, category server, "training run <id> is corrupted: <detail>").
+  /// Throws tinker::error (invalid_argument) for an unknown model.
+  void corrupt_model(const std::string& model_id, std::string detail);
 
  private:
   class Impl;

@@ -141,6 +141,7 @@ std::vector<ModelAudit> Engine::model_audit() const {
     audit.model_id = id;
     audit.applied_seq_ids = model->applied_seq_ids;
     audit.operations = model->applied_ops;
+    audit.timings = model->applied_timings;
     std::set<std::int64_t> seen;
     for (std::size_t i = 0; i < audit.applied_seq_ids.size(); ++i) {
       std::int64_t seq = audit.applied_seq_ids[i];

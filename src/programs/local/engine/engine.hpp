@@ -208,6 +208,10 @@ class Engine {
   /// Admin (POST /_admin/sessions/cancel): the session ends as cancelled with `detail`, as a
   /// console cancel does. HttpError 404 when unknown, 400 when it already ended.
   void cancel_session(std::string_view session_id, std::optional<std::string> detail);
+  /// Test hook (Server::corrupt_model): the model's run is marked corrupted (failed, `corrupted`
+  /// in the REST listings) and every operation that has not started yet fails with category
+  /// server, "training run <id> is corrupted: <detail>". HttpError 404 for an unknown model.
+  void corrupt_model(std::string_view model_id, std::string detail);
   void assign_session_project(std::string_view session_id, const AssignSessionProjectRequest& request,
                               const Principal& who);
   /// `download_base`: the front end's base URL, for the ready export's URL.

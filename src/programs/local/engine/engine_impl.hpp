@@ -148,6 +148,9 @@ struct ModelRecord {
   /// Fixed at creation (doc/local.md#dimuon): optim_step refuses the other optimizer's parameters.
   OptimizerConfig optimizer = AdamOptimizerConfig();
   ModelStatus status = ModelStatus::creating;
+  /// Set by Engine::corrupt_model (status failed): why every later operation fails as the
+  /// service's corrupted runs do (category server).
+  std::optional<std::string> corruption;
   std::shared_ptr<ModelState> state;
   Timestamp created{};
   Timestamp last_request_time{};
@@ -165,6 +168,9 @@ struct ModelRecord {
   std::vector<std::int64_t> applied_seq_ids;
   std::vector<std::string> applied_ops;
   std::vector<Timestamp> applied_times;
+  /// When each applied op ran (steady clock), for benchmarks of the model's idle time.
+  std::vector<OperationTiming> applied_timings;
+  std::chrono::steady_clock::time_point running_started{};  ///< when `running` started
 };
 
 struct SamplerRecord {
@@ -255,6 +261,9 @@ class Engine::Impl {
   void complete(const FuturePtr& future, OpResult result);
   /// Runs `start` now, or after the future's scripted pause (QueuePauseHook).
   void after_pause(const FuturePtr& future, std::function<void()> start);
+  /// Runs `then` once `ready_at` has passed (now if it has): the simulated compute time of
+  /// ServerOptions::training_delay and sampling_delay. Dropped if the engine shuts down first.
+  void at_time(std::chrono::steady_clock::time_point ready_at, std::function<void()> then);
   /// The future a poll asks for: 404 unknown (or another user's), 410 evicted.
   FuturePtr future_for_poll(const std::string& request_id, const Principal& who);
   engine_detail::PollSettings poll_settings() const;
@@ -306,6 +315,8 @@ class Engine::Impl {
   void run_forward_backward(ModelRecord& model, std::int64_t seq_id, std::shared_ptr<const ForwardBackwardInput> input,
                             bool forward_only);
   void run_optim_step(ModelRecord& model, std::int64_t seq_id, OptimParams params);
+  /// finish_op once ServerOptions::training_delay has passed after the real computation.
+  void finish_after_training_delay(ModelRecord& model, std::int64_t seq_id, OpResult result);
   void run_save(ModelRecord& model, std::int64_t seq_id, CheckpointType type, std::optional<std::string> name,
                 std::optional<std::int64_t> ttl_seconds, bool overwrite,
                 std::optional<std::map<std::string, std::string>> user_metadata = std::nullopt);

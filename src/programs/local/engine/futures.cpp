@@ -131,19 +131,26 @@ void Engine::Impl::complete(const FuturePtr& future, OpResult result) {
 }
 
 void Engine::Impl::after_pause(const FuturePtr& future, std::function<void()> start) {
-  auto now = std::chrono::steady_clock::now();
-  if (!future->paused_state || future->paused_until <= now || shutting_down) {
+  if (!future->paused_state) {
     start();
     return;
   }
-  auto timer = std::make_shared<boost::asio::steady_timer>(io, future->paused_until);
+  at_time(future->paused_until, std::move(start));
+}
+
+void Engine::Impl::at_time(std::chrono::steady_clock::time_point ready_at, std::function<void()> then) {
+  if (ready_at <= std::chrono::steady_clock::now() || shutting_down) {
+    then();
+    return;
+  }
+  auto timer = std::make_shared<boost::asio::steady_timer>(io, ready_at);
   pause_timers.insert(timer.get());
   std::weak_ptr<int> token = alive;
-  timer->async_wait([this, timer, token, start = std::move(start)](boost::system::error_code) {
+  timer->async_wait([this, timer, token, then = std::move(then)](boost::system::error_code) {
     if (token.expired()) return;
     pause_timers.erase(timer.get());
     if (shutting_down) return;
-    start();
+    then();
   });
 }
 

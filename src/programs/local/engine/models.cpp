@@ -155,10 +155,14 @@ void Engine::Impl::start_op(ModelRecord& model, std::int64_t seq_id, PendingOp o
   ModelRecord* target = &model;
   after_pause(future, [this, target, seq_id, run = std::move(run)]() {
     ModelRecord& m = *target;
+    m.running_started = std::chrono::steady_clock::now();
     if (m.status == ModelStatus::unloaded) {
       finish_op(m, seq_id, Failure{"model " + m.id + " was unloaded", RequestErrorCategory::user});
     } else if (m.session != nullptr && m.session->expired) {
       finish_op(m, seq_id, Failure{"session expired", RequestErrorCategory::server});
+    } else if (m.corruption) {
+      finish_op(m, seq_id,
+                Failure{"training run " + m.id + " is corrupted: " + *m.corruption, RequestErrorCategory::server});
     } else if (m.status == ModelStatus::failed) {
       finish_op(m, seq_id, Failure{"model " + m.id + " could not be created", RequestErrorCategory::user});
     } else {
@@ -172,6 +176,12 @@ void Engine::Impl::finish_op(ModelRecord& model, std::int64_t seq_id, OpResult r
     model.applied_seq_ids.push_back(seq_id);
     model.applied_ops.emplace_back(model.running.name);
     model.applied_times.push_back(now_ts());
+    OperationTiming timing;
+    timing.seq_id = seq_id;
+    timing.operation = model.running.name;
+    timing.started = model.running_started;
+    timing.finished = std::chrono::steady_clock::now();
+    model.applied_timings.push_back(std::move(timing));
   }
   FuturePtr future = std::move(model.running.future);
   model.running = PendingOp();
@@ -287,6 +297,15 @@ UntypedAPIFuture Engine::unload_model(const UnloadModelRequest& request, const P
     impl.complete(future, JsonResult{to_json(UnloadModelResponse(id))});
   });
   return UntypedAPIFuture(future->request_id, model->id);
+}
+
+void Engine::corrupt_model(std::string_view model_id, std::string detail) {
+  ModelRecord* model = impl_->find_model(model_id);
+  if (model == nullptr) throw HttpError(404, "unknown model_id " + std::string(model_id));
+  // Failed, as the service marks a run it lost: the REST listings say `corrupted`, and start_op
+  // fails each operation when its turn comes (the one running now finishes normally).
+  model->status = ModelStatus::failed;
+  model->corruption = std::move(detail);
 }
 
 }  // namespace tinker::local

@@ -165,8 +165,8 @@ void Engine::Impl::start_sample(const FuturePtr& future, SamplerRecord& sampler,
   std::shared_ptr<engine_detail::CompletionLog> log = sampler.session != nullptr ? sampler.completions : nullptr;
   const bool stability = request.record_stability_info.value_or(false);
   std::string sampler_id = stability ? sampler.id : std::string();
-  compute(std::move(work), [this, future, prompt, session_id, owner, base_model, log, seq_id, stability,
-                            sampler_id = std::move(sampler_id)](OpResult result) {
+  auto finish = [this, future, prompt, session_id, owner, base_model, log, seq_id, stability,
+                 sampler_id = std::move(sampler_id)](OpResult result) {
     --pending_samples;
     if (auto* response = std::get_if<SampleResponse>(&result)) {
       std::int64_t generated = 0;
@@ -185,6 +185,14 @@ void Engine::Impl::start_sample(const FuturePtr& future, SamplerRecord& sampler,
     }
     complete(future, std::move(result));
     if (log) record_completion(*log, *future, seq_id);
+  };
+  // ServerOptions::sampling_delay: the result waits on the io thread (no worker is held), so
+  // concurrent samples overlap as they would in one accelerator batch.
+  const auto ready_at = std::chrono::steady_clock::now() + options.sampling_delay;
+  compute(std::move(work), [this, ready_at, finish = std::move(finish)](OpResult result) {
+    if (options.sampling_delay.count() <= 0) return finish(std::move(result));
+    auto held = std::make_shared<OpResult>(std::move(result));
+    at_time(ready_at, [finish, held]() { finish(std::move(*held)); });
   });
 }
 

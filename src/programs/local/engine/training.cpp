@@ -37,8 +37,17 @@ void Engine::Impl::run_forward_backward(ModelRecord& model, std::int64_t seq_id,
       for (const Datum& datum : input->data) tokens += datum.model_input.length();
       add_usage(model.owner, model.session->id, model.base_model, UsageKind::training_tokens, tokens);
     }
-    finish_op(model, seq_id, std::move(result));
+    finish_after_training_delay(model, seq_id, std::move(result));
   });
+}
+
+// The simulated compute time is waited on the io thread with a timer, not on a worker, so that
+// a slow "accelerator" does not also starve the other models' and the samplers' computations.
+void Engine::Impl::finish_after_training_delay(ModelRecord& model, std::int64_t seq_id, OpResult result) {
+  if (options.training_delay.count() <= 0) return finish_op(model, seq_id, std::move(result));
+  auto held = std::make_shared<OpResult>(std::move(result));
+  at_time(std::chrono::steady_clock::now() + options.training_delay,
+          [this, &model, seq_id, held]() { finish_op(model, seq_id, std::move(*held)); });
 }
 
 void Engine::Impl::run_optim_step(ModelRecord& model, std::int64_t seq_id, OptimParams params) {
@@ -51,7 +60,8 @@ void Engine::Impl::run_optim_step(ModelRecord& model, std::int64_t seq_id, Optim
     json.insert(1, json.size() > 2 ? "\"type\":\"optim_step\"," : "\"type\":\"optim_step\"");
     return engine_detail::JsonResult{std::move(json)};
   };
-  compute(std::move(work), [this, &model, seq_id](OpResult result) { finish_op(model, seq_id, std::move(result)); });
+  compute(std::move(work),
+          [this, &model, seq_id](OpResult result) { finish_after_training_delay(model, seq_id, std::move(result)); });
 }
 
 void Engine::Impl::run_save(ModelRecord& model, std::int64_t seq_id, CheckpointType type,

@@ -52,6 +52,25 @@ json::array records_array(const std::vector<RequestRecord>& requests) {
   return array;
 }
 
+// Steady-clock nanoseconds: only differences mean anything (idle gaps, durations), which is all a
+// benchmark needs, and the engine's adjustable clock (advance_clock) cannot bend them.
+json::array timings_array(const std::vector<OperationTiming>& timings) {
+  auto nanoseconds = [](std::chrono::steady_clock::time_point at) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count();
+  };
+  json::array array;
+  array.reserve(timings.size());
+  for (const OperationTiming& timing : timings) {
+    json::object entry;
+    entry["seq_id"] = timing.seq_id;
+    entry["operation"] = timing.operation;
+    entry["started_ns"] = nanoseconds(timing.started);
+    entry["finished_ns"] = nanoseconds(timing.finished);
+    array.push_back(std::move(entry));
+  }
+  return array;
+}
+
 json::object model_object(const ModelAudit& model) {
   json::object object;
   object["model_id"] = model.model_id;
@@ -61,6 +80,7 @@ json::object model_object(const ModelAudit& model) {
   json::array operations;
   for (const std::string& op : model.operations) operations.push_back(json::value(op));
   object["operations"] = std::move(operations);
+  object["timings"] = timings_array(model.timings);
   object["exactly_once_in_order"] = model.exactly_once_in_order;
   json::array problems;
   for (const std::string& problem : model.problems) problems.push_back(json::value(problem));

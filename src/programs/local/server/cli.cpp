@@ -177,6 +177,18 @@ void add_engine_options(CLI::App& app, ServerOptions& options) {
       ->type_name("<n>")
       ->default_str(std::to_string(defaults.worker_threads));
   add_integer_option<std::int64_t>(
+      app, "--training-delay-ms", 0, 3'600'000,
+      [&options](std::int64_t ms) { options.training_delay = std::chrono::milliseconds(ms); },
+      "each forward_backward, forward and optim_step keeps its model busy this much longer (a slower GPU)")
+      ->type_name("<ms>")
+      ->default_str(std::to_string(defaults.training_delay.count()));
+  add_integer_option<std::int64_t>(
+      app, "--sampling-delay-ms", 0, 3'600'000,
+      [&options](std::int64_t ms) { options.sampling_delay = std::chrono::milliseconds(ms); },
+      "each sample request takes at least this long")
+      ->type_name("<ms>")
+      ->default_str(std::to_string(defaults.sampling_delay.count()));
+  add_integer_option<std::int64_t>(
       app, "--long-poll-ms", 0, 40'000,
       [&options](std::int64_t ms) { options.long_poll_hold = std::chrono::milliseconds(ms); },
       "how long retrieve_future holds a pending future")

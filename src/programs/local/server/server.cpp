@@ -44,6 +44,12 @@ std::filesystem::path make_temporary_data_dir() {
 void validate(const ServerOptions& options) {
   auto invalid = [](const std::string& message) { throw error(errc::invalid_configuration, message); };
   if (options.worker_threads < 1) invalid("worker_threads must be at least 1");
+  if (options.training_delay.count() < 0) {
+    invalid("training_delay must not be negative, got " + std::to_string(options.training_delay.count()) + " ms");
+  }
+  if (options.sampling_delay.count() < 0) {
+    invalid("sampling_delay must not be negative, got " + std::to_string(options.sampling_delay.count()) + " ms");
+  }
   if (options.max_request_body == 0) invalid("max_request_body must be positive");
   if (options.catalogue.empty()) invalid("catalogue must name at least one base model");
   if (!options.path_prefix.empty() && (options.path_prefix.front() != '/' || options.path_prefix.back() == '/')) {
@@ -319,6 +325,17 @@ void Server::cancel_session(const std::string& session_id, std::optional<std::st
       impl_->frontend->engine.cancel_session(session_id, std::move(detail));
     } catch (const HttpError& e) {
       throw error(errc::invalid_argument, std::string("cancel_session: ") + e.what());
+    }
+  });
+}
+
+void Server::corrupt_model(const std::string& model_id, std::string detail) {
+  impl_->on_io([this, &model_id, &detail] {
+    if (!impl_->frontend) throw error(errc::invalid_configuration, "corrupt_model needs a started server");
+    try {
+      impl_->frontend->engine.corrupt_model(model_id, std::move(detail));
+    } catch (const HttpError& e) {
+      throw error(errc::invalid_argument, std::string("corrupt_model: ") + e.what());
     }
   });
 }

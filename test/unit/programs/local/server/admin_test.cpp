@@ -44,6 +44,12 @@ TEST(AdminJsonTest, AuditReportShape) {
   model.model_id = "s:train:0";
   model.applied_seq_ids = {1, 2};
   model.operations = {"forward_backward", "optim_step"};
+  OperationTiming timing;
+  timing.seq_id = 2;
+  timing.operation = "optim_step";
+  timing.started = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(5'000));
+  timing.finished = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(7'500));
+  model.timings = {timing};
   report.models.push_back(model);
   RequestRecord r = record("/api/v1/optim_step");
   r.status = 200;
@@ -61,6 +67,8 @@ TEST(AdminJsonTest, AuditReportShape) {
   EXPECT_EQ(m.at("operations"), json::parse(R"(["forward_backward","optim_step"])"));
   EXPECT_EQ(m.at("exactly_once_in_order"), true);
   EXPECT_EQ(m.at("problems"), json::parse("[]"));
+  EXPECT_EQ(m.at("timings"),
+            json::parse(R"([{"seq_id":2,"operation":"optim_step","started_ns":5000,"finished_ns":7500}])"));
   const json::object& q = doc.at("requests").as_array().at(0).as_object();
   EXPECT_EQ(q.at("arrived"), "2026-08-08T00:00:01.000042Z");
   EXPECT_EQ(q.at("seq_id"), 2);

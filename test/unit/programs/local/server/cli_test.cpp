@@ -48,6 +48,9 @@ TEST(CommandLineTest, EveryFlag) {
                                      "4",
                                      "--long-poll-ms",
                                      "250",
+                                     "--training-delay-ms",
+                                     "50",
+                                     "--sampling-delay-ms=70",
                                      "--session-expiry-s",
                                      "30",
                                      "--hf-hub-cache",
@@ -81,6 +84,8 @@ TEST(CommandLineTest, EveryFlag) {
   EXPECT_TRUE(o.null_model);
   EXPECT_EQ(o.worker_threads, 4);
   EXPECT_EQ(o.long_poll_hold, std::chrono::milliseconds(250));
+  EXPECT_EQ(o.training_delay, std::chrono::milliseconds(50));
+  EXPECT_EQ(o.sampling_delay, std::chrono::milliseconds(70));
   EXPECT_EQ(o.session_expiry, std::chrono::seconds(30));
   EXPECT_EQ(o.hf_hub_cache, "/tmp/hub");
   ASSERT_EQ(o.faults.size(), 2u);
@@ -117,6 +122,8 @@ TEST(CommandLineTest, HelpAndVersion) {
                            "--null-model",
                            "--workers",
                            "--long-poll-ms",
+                           "--training-delay-ms",
+                           "--sampling-delay-ms",
                            "--session-expiry-s",
                            "--max-request-body",
                            "--max-header-bytes",
@@ -169,6 +176,7 @@ TEST(CommandLineTest, ErrorsNameTheFlag) {
   EXPECT_NE(missing.find("--port"), std::string::npos) << missing;
   EXPECT_NE(missing.find("missing"), std::string::npos) << missing;
   EXPECT_NE(error_of({"--workers", "0"}).find("--workers"), std::string::npos);
+  EXPECT_NE(error_of({"--training-delay-ms", "-1"}).find("--training-delay-ms"), std::string::npos);
   EXPECT_NE(error_of({"--log-level", "loud"}).find("--log-level"), std::string::npos);
   EXPECT_NE(error_of({"--fault", "x:explode"}).find("--fault"), std::string::npos);
   EXPECT_NE(error_of({"--frobnicate"}).find("--frobnicate"), std::string::npos);
