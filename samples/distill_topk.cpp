@@ -1,40 +1,35 @@
 // distill_topk: off-policy distillation of a teacher's next-token distribution into a student,
-// from the teacher's top-k prompt logprobs.
+// from the teacher's top-k prompt logprobs, on tinker::train's supervised trainer.
 //
-// For each conversation of the chat dataset, the teacher scores the whole rendered conversation
-// once (a sample request with `topk_prompt_logprobs`, whose generated token is ignored): at every
-// position it returns its K most likely next tokens and their logprobs. Renormalised over those
-// K, they become the student's (N, K) cross-entropy inputs: `target_tokens[t]` the teacher's K
-// candidates, `weights[t]` their probabilities (times the assistant-token mask, so only replies
-// are distilled). The built-in cross_entropy loss then minimises
-//   -sum_t sum_k p_teacher(k | t) * log p_student(k | t),
-// the cross-entropy from the teacher's (truncated) distribution to the student's: a richer
-// signal per token than the single sampled or reference token of supervised training.
+// `topk_distillation_dataset` has the teacher score each rendered conversation once (a sample
+// request with `topk_prompt_logprobs`): at every position its K most likely next tokens,
+// renormalised over the K, become the student's (N, K) cross-entropy targets, weighted by the
+// assistant-token mask. `train_supervised` then trains on them with the built-in cross_entropy
+// loss, which minimises -sum_t sum_k p_teacher(k | t) log p_student(k | t); the held-out NLL
+// evaluator scores the same quantity on held-out conversations before and after.
 //
-// The teacher is `--teacher-model` when given (a base model of the service, e.g. a larger model
-// with the student's tokenizer); otherwise it is made here by briefly fine-tuning a LoRA on the
-// same data, which is what runs against tinker-local, whose untrained model would be a teacher
-// with nothing to teach. The program prints the student's loss against the teacher on the
-// held-out conversations before and after distillation and exits non-zero unless it fell.
+// The teacher is `--teacher-model` when given (a base model of the service with the student's
+// tokenizer); otherwise it is made here by fine-tuning a LoRA on the same data for 20 steps
+// (also with train_supervised), which is what runs against tinker-local, whose untrained model
+// would have nothing to teach. Exits non-zero unless the student's held-out loss fell.
 //
 //   distill_topk [--base-model NAME] [--teacher-model NAME] [--top-k K] [--steps N]
-//                [--learning-rate LR] [--data-dir DIR]
+//                [--learning-rate LR] [--data-dir DIR] [--log-path DIR]
 //
-// Mirrors the cookbook's off-policy distillation (tinker_cookbook/distillation/train_off_policy.py
-// and recipes/distillation/off_policy_reasoning.py), with top-k soft targets in place of sampled
-// teacher text.
+// Mirrors the cookbook's off-policy distillation (tinker_cookbook/distillation/train_off_policy.py),
+// with top-k soft targets in place of sampled teacher text.
 #include "common/sample_support.hpp"
 
-#include <cmath>
+#include <tinker/train/supervised.hpp>
+
 #include <iomanip>
 #include <iostream>
-#include <string>
-#include <vector>
 
 namespace {
 
 namespace asio = boost::asio;
 namespace renderers = tinker::renderers;
+namespace train = tinker::train;
 
 class Settings {
  public:
@@ -43,146 +38,80 @@ class Settings {
   int top_k = 8;
   int steps = 12;
   double learning_rate = 2e-3;
+  std::filesystem::path log_path;
   std::vector<samples::Conversation> train;
   std::vector<samples::Conversation> test;
 };
 
-// A few supervised steps on `data`: the local teacher.
-asio::awaitable<void> fine_tune(const tinker::TrainingClient& training, const std::vector<tinker::Datum>& data,
-                                int steps, double learning_rate) {
-  for (int step = 0; step < steps; ++step) {
-    const tinker::ForwardBackwardInput input(data, tinker::loss_fn::cross_entropy);
-    const tinker::AdamParams adam(learning_rate);
-    auto gradients = co_await training.async_forward_backward(input, tinker::use_awaitable);
-    auto update = co_await training.async_optim_step(adam, tinker::use_awaitable);
-    co_await gradients.async_get(tinker::use_awaitable);
-    co_await update.async_get(tinker::use_awaitable);
-  }
+// Whole-dataset batches in file order, one fresh LoRA (rank 16) per run directory.
+train::SupervisedOptions full_batch_options(const Settings& settings, const std::string& name, std::size_t size) {
+  train::SupervisedOptions options;
+  options.run.base_model = settings.base_model;
+  options.run.log_path = settings.log_path / name;
+  options.run.lora_rank = 16;
+  options.run.if_exists = train::ExistingRun::overwrite;
+  options.run.show_progress = false;
+  options.batch_size = size;
+  options.shuffle = false;
+  options.learning_rate = settings.learning_rate;
+  options.eval_every = 0;
+  return options;
 }
 
-asio::awaitable<tinker::SamplingClient> make_teacher(tinker::ServiceClient& service, const Settings& settings,
-                                                     const std::vector<tinker::Datum>& supervised) {
+asio::awaitable<tinker::SamplingClient> make_teacher(tinker::ServiceClient& service, Settings settings,
+                                                     std::shared_ptr<const renderers::Renderer> renderer) {
   if (!settings.teacher_model.empty()) {
     std::cout << "teacher: " << settings.teacher_model << "\n";
-    const auto source = tinker::SamplingSource::from_base_model(settings.teacher_model);
-    co_return co_await service.async_create_sampling_client(source, tinker::use_awaitable);
+    const auto base = tinker::SamplingSource::from_base_model(settings.teacher_model);
+    co_return co_await service.async_create_sampling_client(base, tinker::use_awaitable);
   }
-  tinker::LoraTrainingOptions options(settings.base_model, 16);
-  options.seed = 1;
-  const tinker::TrainingClient teacher =
-      co_await service.async_create_lora_training_client(options, tinker::use_awaitable);
-  co_await fine_tune(teacher, supervised, 20, 2e-3);
+  const train::DatumDataset data = train::render_conversations(*renderer, settings.train);
+  train::SupervisedOptions options = full_batch_options(settings, "teacher", data.size());
+  options.run.seed = 1;
+  options.max_steps = 20;
+  options.lr_schedule = train::LrSchedule(train::LrShape::constant);
+  options.learning_rate = 2e-3;
+  const train::SupervisedSummary summary = co_await train::train_supervised(service, data, options);
   std::cout << "teacher: " << settings.base_model << " fine-tuned for 20 steps on the training conversations\n";
-  co_return co_await teacher.async_save_weights_and_get_sampling_client(tinker::use_awaitable);
-}
-
-// The teacher's top-k candidates at each target position of `datum` (rows of `teacher`, one
-// per token of the full conversation), as an (N, K) datum for the student, weighted by the
-// teacher's probabilities renormalised over the K, on the positions `datum` trains.
-tinker::Datum soft_target_datum(const tinker::Datum& datum, const tinker::SampleResponse& teacher, int top_k) {
-  const std::vector<float> mask = datum.loss_fn_inputs.at("weights").to_dense_floats();
-  const auto& rows = teacher.topk_prompt_logprobs.value();  // row i: candidates for token i
-  std::vector<std::int64_t> targets;
-  std::vector<float> weights;
-  for (std::size_t t = 0; t < mask.size(); ++t) {
-    const std::vector<tinker::TopkEntry> row = rows.at(t + 1).value_or(std::vector<tinker::TopkEntry>{});
-    double total = 0.0;
-    for (const tinker::TopkEntry& entry : row) total += std::exp(static_cast<double>(entry.second));
-    for (std::size_t k = 0; k < static_cast<std::size_t>(top_k); ++k) {
-      const bool present = k < row.size();  // absent candidates: token 0 with weight 0
-      targets.push_back(present ? row[k].first : 0);
-      weights.push_back(present ? static_cast<float>(mask[t] * std::exp(row[k].second) / total) : 0.0f);
-    }
-  }
-  const std::vector<std::int64_t> shape{static_cast<std::int64_t>(mask.size()), top_k};
-  tinker::LossFnInputs inputs{{"target_tokens", tinker::TensorData(targets, shape)},
-                              {"weights", tinker::TensorData(weights, shape)}};
-  return tinker::Datum(datum.model_input, std::move(inputs));
-}
-
-// One teacher request per conversation, all in flight at once.
-asio::awaitable<std::vector<tinker::Datum>> distillation_data(const tinker::SamplingClient& teacher,
-                                                              const renderers::Renderer& renderer,
-                                                              const std::vector<samples::Conversation>& conversations,
-                                                              int top_k) {
-  const tinker::SamplingParams params(1, 1.0);  // the one generated token is not used
-  const tinker::SampleOptions options(true, top_k);
-  std::vector<renderers::SupervisedExample> examples;
-  std::vector<tinker::Future<tinker::SampleResponse>> pending;
-  for (const samples::Conversation& conversation : conversations) {
-    examples.push_back(renderer.build_supervised_example(conversation, renderers::TrainOn::all_assistant_messages));
-    pending.push_back(
-        co_await teacher.async_sample(examples.back().model_input, 1, params, options, tinker::use_awaitable));
-  }
-  std::vector<tinker::Datum> data;
-  for (std::size_t i = 0; i < examples.size(); ++i) {
-    const tinker::SampleResponse response = co_await pending[i].async_get(tinker::use_awaitable);
-    data.push_back(soft_target_datum(examples[i].to_datum(), response, top_k));
-  }
-  co_return data;
-}
-
-// The lowest loss a student can reach: the entropy of the teacher's renormalised top-k
-// distributions, per distilled token (the cross-entropy equals it when the student matches).
-double teacher_entropy(const std::vector<tinker::Datum>& data, int top_k) {
-  double entropy = 0.0;
-  double tokens = 0.0;
-  for (const tinker::Datum& datum : data) {
-    const std::vector<float> weights = datum.loss_fn_inputs.at("weights").to_dense_floats();
-    for (std::size_t row = 0; row < weights.size(); row += static_cast<std::size_t>(top_k)) {
-      double mask = 0.0;  // the K weights of a row sum to its mask
-      for (int k = 0; k < top_k; ++k) mask += weights[row + k];
-      if (mask <= 0.0) continue;
-      for (int k = 0; k < top_k; ++k) {
-        const double p = weights[row + k] / mask;
-        if (p > 0.0) entropy -= mask * p * std::log(p);
-      }
-      tokens += mask;
-    }
-  }
-  return tokens == 0.0 ? 0.0 : entropy / tokens;
-}
-
-asio::awaitable<void> distill(const tinker::TrainingClient& student, const std::vector<tinker::Datum>& data,
-                              const Settings& settings) {
-  for (int step = 0; step < settings.steps; ++step) {
-    const tinker::ForwardBackwardInput input(data, tinker::loss_fn::cross_entropy);
-    const tinker::AdamParams adam(samples::linear_decay(settings.learning_rate, step, settings.steps));
-    auto gradients = co_await student.async_forward_backward(input, tinker::use_awaitable);
-    auto update = co_await student.async_optim_step(adam, tinker::use_awaitable);
-    const tinker::ForwardBackwardOutput output = co_await gradients.async_get(tinker::use_awaitable);
-    co_await update.async_get(tinker::use_awaitable);
-    std::cout << "step " << std::setw(3) << step + 1 << "  loss against the teacher " << std::fixed
-              << std::setprecision(4) << samples::mean_nll(data, output) << "\n";
-  }
+  const auto tuned = tinker::SamplingSource::from_model_path(summary.final_checkpoint.value().sampler_path.value());
+  co_return co_await service.async_create_sampling_client(tuned, tinker::use_awaitable);
 }
 
 asio::awaitable<bool> run_distillation(tinker::ServiceClient& service, Settings settings) {
-  tinker::LoraTrainingOptions options(settings.base_model, 16);
-  options.seed = 0;
-  const tinker::TrainingClient student =
-      co_await service.async_create_lora_training_client(options, tinker::use_awaitable);
-  const auto tokenizer = co_await student.async_get_tokenizer(tinker::use_awaitable);
-  const auto renderer = renderers::make_renderer(renderers::recommended_renderer(settings.base_model), tokenizer);
+  const auto base = tinker::SamplingSource::from_base_model(settings.base_model);
+  const tinker::SamplingClient base_sampler =
+      co_await service.async_create_sampling_client(base, tinker::use_awaitable);
+  const auto tokenizer = co_await base_sampler.async_get_tokenizer(tinker::use_awaitable);
+  const std::shared_ptr<const renderers::Renderer> renderer =
+      renderers::make_renderer(renderers::recommended_renderer(settings.base_model), tokenizer);
+  const tinker::SamplingClient teacher = co_await make_teacher(service, settings, renderer);
 
-  const tinker::SamplingClient teacher =
-      co_await make_teacher(service, settings, samples::supervised_data(*renderer, settings.train));
-  const std::vector<tinker::Datum> train_data =
-      co_await distillation_data(teacher, *renderer, settings.train, settings.top_k);
-  const std::vector<tinker::Datum> test_data =
-      co_await distillation_data(teacher, *renderer, settings.test, settings.top_k);
+  train::TopkDistillationOptions targets;
+  targets.top_k = settings.top_k;
+  const train::DatumDataset train_data =
+      co_await train::topk_distillation_dataset(teacher, renderer, settings.train, targets);
+  const train::DatumDataset test_data =
+      co_await train::topk_distillation_dataset(teacher, renderer, settings.test, targets);
   std::cout << "top-" << settings.top_k << " teacher distributions for " << train_data.size() << " training and "
             << test_data.size() << " held-out conversations\n";
 
-  // The student's cross-entropy against the teacher's distribution, per distilled token (the
-  // (N, K) weights of a token sum to its mask, so mean_nll's per-token mean still applies).
-  const double before = co_await samples::forward_nll(student, test_data);
-  co_await distill(student, train_data, settings);
-  const double after = co_await samples::forward_nll(student, test_data);
+  // The held-out NLL of (N, K) targets is the student's cross-entropy against the teacher per
+  // distilled token (a token's K weights sum to its mask).
+  train::SupervisedOptions options = full_batch_options(settings, "student", train_data.size());
+  options.run.seed = 0;
+  options.run.show_progress = true;
+  options.max_steps = settings.steps;
+  options.eval_every = settings.steps;  // before the first step (and after the last)
+  train::SupervisedEvaluators evaluators;
+  evaluators.training.push_back(std::make_shared<train::NllEvaluator>(test_data.data(), "teacher"));
+  const train::SupervisedSummary summary = co_await train::train_supervised(service, train_data, options, evaluators);
+
+  const double before = train::RunDirectory(options.run.log_path).read_metrics().front().get("teacher/nll").value();
+  const double after = summary.final_evaluation.get("teacher/nll").value();
   const bool fell = after < before;
   std::cout << "held-out loss against the teacher " << std::fixed << std::setprecision(4) << before << " -> " << after
             << (fell ? " (fell)" : " (DID NOT FALL)") << "; its floor, the teacher's entropy, is "
-            << teacher_entropy(test_data, settings.top_k) << "\n";
+            << train::topk_teacher_entropy(test_data.data(), settings.top_k) << "\n";
   co_return fell;
 }
 
@@ -191,7 +120,8 @@ asio::awaitable<bool> run_distillation(tinker::ServiceClient& service, Settings 
 int main(int argc, char** argv) {
   return samples::guarded_main([&] {
     const samples::Flags flags(
-        argc, argv, {"--base-model", "--teacher-model", "--top-k", "--steps", "--learning-rate", "--data-dir"});
+        argc, argv,
+        {"--base-model", "--teacher-model", "--top-k", "--steps", "--learning-rate", "--data-dir", "--log-path"});
     const samples::Backend backend("distill-topk");
     Settings settings;
     settings.base_model = backend.base_model(flags);
@@ -199,9 +129,10 @@ int main(int argc, char** argv) {
     settings.top_k = flags.integer("--top-k", settings.top_k);
     settings.steps = flags.integer("--steps", settings.steps);
     settings.learning_rate = flags.number("--learning-rate", backend.is_local() ? 2e-3 : 1e-4);
+    const auto default_log_path = std::filesystem::temp_directory_path() / "tinker-distill-topk";
+    settings.log_path = flags.text("--log-path", default_log_path.string());
     settings.train = samples::read_conversations(samples::data_file(flags, "chat_train.jsonl"));
     settings.test = samples::read_conversations(samples::data_file(flags, "chat_test.jsonl"));
-    if (settings.top_k < 1 || settings.steps < 1) throw std::invalid_argument("--top-k and --steps must be positive");
     return samples::run_async(backend,
                               [&](tinker::ServiceClient& service) { return run_distillation(service, settings); });
   });

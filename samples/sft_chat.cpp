@@ -1,84 +1,54 @@
-// sft_chat: supervised fine-tuning on a chat dataset, then a reply sampled from the tuned model.
+// sft_chat: supervised fine-tuning on a chat dataset with tinker::train, then a reply sampled
+// from the tuned model.
 //
 // The dataset (samples/data/chat_{train,test}.jsonl) holds short conversations in the cookbook's
-// {"messages": [{"role": ..., "content": ...}]} shape. Each conversation goes through the
-// model's chat renderer into tokens with a weight per token (1 on what the assistant wrote, 0
-// on prompts and role headers), and from there into a next-token datum. Training pipelines
-// forward_backward and optim_step (both submitted before either is awaited, so the server never
-// idles between them) with a linearly decaying learning rate. The held-out conversations are
-// scored with `forward` (no gradients) before and after training; the program exits non-zero
-// unless that evaluation loss fell. Finally it asks the tuned model a held-out question, with
-// the renderer's generation prompt and stop sequences, and parses the reply back into a message.
+// {"messages": [...]} shape. `render_conversations` turns each into a next-token datum through
+// the model's chat renderer (weight 1 on what the assistant wrote, 0 on prompts and role
+// headers); `train_supervised` runs the loop: fixed-size batches, a linearly decaying learning
+// rate, forward_backward and optim_step pipelined one step ahead, the held-out NLL evaluated
+// before the first step and after the last, metrics.jsonl and checkpoints.jsonl in the run
+// directory. The program exits non-zero unless the held-out loss fell. Finally it asks the
+// tuned model a held-out question and parses the reply back into a message.
 //
 //   sft_chat [--base-model NAME] [--steps N] [--batch-size B] [--learning-rate LR] [--data-dir DIR]
+//            [--log-path DIR]
 //
 // Mirrors the cookbook's supervised recipe (tinker_cookbook/recipes/sl_loop.py and
-// supervised/train.py: conversations rendered with TrainOn.ALL_ASSISTANT_MESSAGES, a linear
-// learning-rate schedule, evaluation on a held-out split).
+// supervised/train.py).
 #include "common/sample_support.hpp"
+
+#include <tinker/train/supervised.hpp>
 
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <string>
-#include <vector>
 
 namespace {
 
 namespace asio = boost::asio;
 namespace renderers = tinker::renderers;
+namespace train = tinker::train;
 
 class Settings {
  public:
-  std::string base_model;
-  int steps = 20;
-  int batch_size = 20;
-  double learning_rate = 2e-3;
+  train::SupervisedOptions options;
   std::vector<samples::Conversation> train;
   std::vector<samples::Conversation> test;
 };
 
-// Minibatch `step` of `data`, cycling through it in order.
-std::vector<tinker::Datum> minibatch(const std::vector<tinker::Datum>& data, int step, int batch_size) {
-  std::vector<tinker::Datum> batch;
-  for (int i = 0; i < batch_size; ++i) {
-    batch.push_back(data[(static_cast<std::size_t>(step) * batch_size + i) % data.size()]);
-  }
-  return batch;
-}
-
-asio::awaitable<void> train(const tinker::TrainingClient& training, const std::vector<tinker::Datum>& data,
-                            const Settings& settings) {
-  for (int step = 0; step < settings.steps; ++step) {
-    const std::vector<tinker::Datum> batch = minibatch(data, step, settings.batch_size);
-    const tinker::ForwardBackwardInput input(batch, tinker::loss_fn::cross_entropy);
-    const tinker::AdamParams adam(samples::linear_decay(settings.learning_rate, step, settings.steps));
-    // Both requests are queued on the server before either result is awaited.
-    auto gradients = co_await training.async_forward_backward(input, tinker::use_awaitable);
-    auto update = co_await training.async_optim_step(adam, tinker::use_awaitable);
-    const tinker::ForwardBackwardOutput output = co_await gradients.async_get(tinker::use_awaitable);
-    co_await update.async_get(tinker::use_awaitable);
-    std::cout << "step " << std::setw(3) << step + 1 << "  lr " << std::scientific << std::setprecision(2)
-              << adam.learning_rate << "  train loss " << std::fixed << std::setprecision(4)
-              << samples::mean_nll(batch, output) << "\n";
-  }
-}
-
-// The held-out question of the first test conversation, answered by the tuned model.
-asio::awaitable<void> ask(const tinker::TrainingClient& training, const renderers::Renderer& renderer,
-                          const samples::Conversation& conversation) {
-  // Everything up to (not including) the final assistant message is the prompt.
+// The held-out question of `conversation`, answered greedily by the final checkpoint's weights.
+asio::awaitable<void> ask(tinker::ServiceClient& service, std::string sampler_path,
+                          std::shared_ptr<const renderers::Renderer> renderer, samples::Conversation conversation) {
   const std::vector<renderers::Message> prompt_messages(conversation.begin(), conversation.end() - 1);
-  const tinker::ModelInput prompt = renderer.build_generation_prompt(prompt_messages);
-  tinker::SamplingParams params(32, 0.0);  // greedy: the reply the model finds most likely
-  params.stop = renderer.stop_sequences();
+  const tinker::ModelInput prompt = renderer->build_generation_prompt(prompt_messages);
+  tinker::SamplingParams params(32, 0.0);
+  params.stop = renderer->stop_sequences();
   const tinker::SampleOptions options;
-
-  tinker::SamplingClient sampler = co_await training.async_save_weights_and_get_sampling_client(tinker::use_awaitable);
+  const auto source = tinker::SamplingSource::from_model_path(std::move(sampler_path));
+  const tinker::SamplingClient sampler = co_await service.async_create_sampling_client(source, tinker::use_awaitable);
   auto sampling = co_await sampler.async_sample(prompt, 1, params, options, tinker::use_awaitable);
   const tinker::SampleResponse response = co_await sampling.async_get(tinker::use_awaitable);
-  const renderers::ParsedResponse reply = renderer.parse_response(response.sequences.at(0).tokens);
-
+  const renderers::ParsedResponse reply = renderer->parse_response(response.sequences.at(0).tokens);
   std::cout << "user:      " << prompt_messages.back().text() << "\n"
             << "assistant: " << reply.message.text() << "   [ended by " << renderers::to_string(reply.termination)
             << "]\n"
@@ -86,28 +56,33 @@ asio::awaitable<void> ask(const tinker::TrainingClient& training, const renderer
 }
 
 asio::awaitable<bool> run_sft(tinker::ServiceClient& service, Settings settings) {
-  tinker::LoraTrainingOptions options(settings.base_model, 16);
-  options.seed = 0;
-  const tinker::TrainingClient training =
-      co_await service.async_create_lora_training_client(options, tinker::use_awaitable);
-  const auto tokenizer = co_await training.async_get_tokenizer(tinker::use_awaitable);
-  const std::string renderer_name = renderers::recommended_renderer(settings.base_model);
-  const std::unique_ptr<renderers::Renderer> renderer = renderers::make_renderer(renderer_name, tokenizer);
-  std::cout << "model " << settings.base_model << ", renderer " << renderer_name << "\n";
+  const std::string& model = settings.options.run.base_model;
+  const auto base = tinker::SamplingSource::from_base_model(model);
+  const tinker::SamplingClient base_sampler =
+      co_await service.async_create_sampling_client(base, tinker::use_awaitable);
+  const auto tokenizer = co_await base_sampler.async_get_tokenizer(tinker::use_awaitable);
+  settings.options.run.renderer_name = renderers::recommended_renderer(model);
+  const std::shared_ptr<const renderers::Renderer> renderer =
+      renderers::make_renderer(settings.options.run.renderer_name, tokenizer);
+  std::cout << "model " << model << ", renderer " << renderer->name() << "\n";
 
-  const std::vector<tinker::Datum> train_data = samples::supervised_data(*renderer, settings.train);
-  const std::vector<tinker::Datum> test_data = samples::supervised_data(*renderer, settings.test);
+  const train::DatumDataset train_data = train::render_conversations(*renderer, settings.train);
+  const train::DatumDataset test_data = train::render_conversations(*renderer, settings.test);
   std::cout << train_data.size() << " training and " << test_data.size() << " held-out conversations\n";
+  train::SupervisedEvaluators evaluators;
+  evaluators.training.push_back(std::make_shared<train::NllEvaluator>(test_data.data()));
 
-  const double before = co_await samples::forward_nll(training, test_data);
-  std::cout << "held-out loss before training " << std::fixed << std::setprecision(4) << before << "\n";
-  co_await train(training, train_data, settings);
-  const double after = co_await samples::forward_nll(training, test_data);
+  const train::SupervisedSummary summary =
+      co_await train::train_supervised(service, train_data, settings.options, evaluators);
+  const std::vector<train::StepMetrics> metrics = train::RunDirectory(settings.options.run.log_path).read_metrics();
+  const double before = metrics.front().get("test/nll").value();
+  const double after = summary.final_evaluation.get("test/nll").value();
 
-  co_await ask(training, *renderer, settings.test.front());
+  co_await ask(service, summary.final_checkpoint.value().sampler_path.value(), renderer, settings.test.front());
   const bool fell = after < before;
   std::cout << "held-out loss " << std::fixed << std::setprecision(4) << before << " -> " << after
-            << (fell ? " (fell)" : " (DID NOT FALL)") << "\n";
+            << (fell ? " (fell)" : " (DID NOT FALL)") << "; run directory " << settings.options.run.log_path.string()
+            << "\n";
   co_return fell;
 }
 
@@ -115,20 +90,25 @@ asio::awaitable<bool> run_sft(tinker::ServiceClient& service, Settings settings)
 
 int main(int argc, char** argv) {
   return samples::guarded_main([&] {
-    const samples::Flags flags(argc, argv,
-                               {"--base-model", "--steps", "--batch-size", "--learning-rate", "--data-dir"});
+    const samples::Flags flags(
+        argc, argv, {"--base-model", "--steps", "--batch-size", "--learning-rate", "--data-dir", "--log-path"});
     const samples::Backend backend("sft-chat");
     Settings settings;
-    settings.base_model = backend.base_model(flags);
-    settings.steps = flags.integer("--steps", settings.steps);
-    settings.batch_size = flags.integer("--batch-size", settings.batch_size);
+    train::SupervisedOptions& options = settings.options;
+    options.run.base_model = backend.base_model(flags);
+    const auto default_log_path = std::filesystem::temp_directory_path() / "tinker-sft-chat";
+    options.run.log_path = flags.text("--log-path", default_log_path.string());
+    options.run.lora_rank = 16;
+    options.run.seed = 0;
+    options.run.if_exists = train::ExistingRun::overwrite;  // each invocation is a fresh run
+    options.max_steps = flags.integer("--steps", 20);
+    options.batch_size = static_cast<std::size_t>(std::max(0, flags.integer("--batch-size", 20)));
     // tinker-local's tiny model learns visibly at 2e-3; 1e-4 is the cookbook's LoRA default.
-    settings.learning_rate = flags.number("--learning-rate", backend.is_local() ? 2e-3 : 1e-4);
+    options.learning_rate = flags.number("--learning-rate", backend.is_local() ? 2e-3 : 1e-4);
+    options.shuffle = false;                  // file order, cycling: the numbers of doc/recipes.md
+    options.eval_every = *options.max_steps;  // before the first step (and after the last)
     settings.train = samples::read_conversations(samples::data_file(flags, "chat_train.jsonl"));
     settings.test = samples::read_conversations(samples::data_file(flags, "chat_test.jsonl"));
-    if (settings.steps < 1 || settings.batch_size < 1) {
-      throw std::invalid_argument("--steps and --batch-size must be positive");
-    }
     return samples::run_async(backend, [&](tinker::ServiceClient& service) { return run_sft(service, settings); });
   });
 }

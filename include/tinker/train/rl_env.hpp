@@ -1,6 +1,6 @@
 /// @file
 /// Reinforcement-learning environments and rollouts, as the cookbook's `rl/types.py` and
-/// `completers.py` define them (doc/training-loops.md#rl): an Env answers actions (sampled tokens)
+/// `completers.py` define them (`doc/training-loops.md#rl`): an Env answers actions (sampled tokens)
 /// with a reward and the next observation; an EnvGroupBuilder makes the group of envs whose
 /// rewards are compared with each other (group-relative advantages); an RLDataset hands out a
 /// batch of groups per step. Rollouts sample through a TokenCompleter.

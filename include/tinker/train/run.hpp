@@ -1,5 +1,5 @@
 /// @file
-/// A resumable training run (doc/training-loops.md#resume): a run directory plus the training
+/// A resumable training run (`doc/training-loops.md#resume`): a run directory plus the training
 /// client it drives. Opening a directory that holds a checkpoint resumes from the newest one with
 /// its optimizer state; the trainers of this library (supervised, RL, preference) derive the data
 /// order, the schedule and every seed from the step number alone, so a resumed run continues
@@ -38,10 +38,14 @@ class RunOptions {
   /// Empty options (base_model and log_path must be set).
   RunOptions() = default;
 
-  std::filesystem::path log_path;               ///< the run directory (created when missing)
-  std::string base_model;                       ///< the model to train a LoRA of
-  int lora_rank = 32;                           ///< LoRA rank
-  std::optional<std::uint64_t> seed;            ///< the LoRA's initialisation seed (LoraTrainingOptions::seed)
+  std::filesystem::path log_path;     ///< the run directory (created when missing)
+  std::string base_model;             ///< the model to train a LoRA of
+  int lora_rank = 32;                 ///< LoRA rank
+  std::optional<std::uint64_t> seed;  ///< the LoRA's initialisation seed (LoraTrainingOptions::seed)
+  /// A fresh run starts from these weights (`tinker://.../weights/...`, a save_state checkpoint,
+  /// its LoRA settings and a fresh optimizer) instead of a new LoRA: the cookbook's
+  /// `load_checkpoint_path`, e.g. RL after a supervised warm-up. A resumed run ignores it.
+  std::optional<std::string> load_checkpoint_path;
   std::string renderer_name;                    ///< kept in checkpoints.jsonl and the checkpoints' user metadata
   std::string config_json = "{}";               ///< written to config.json (a JSON object)
   std::int64_t total_steps = 0;                 ///< optimizer steps of the whole run (for the progress line and ETA)
@@ -79,9 +83,11 @@ class TrainingRun {
   /// True when a checkpoint is due once `steps_done` steps are complete (every `save_every`).
   bool checkpoint_due(std::int64_t steps_done) const;
 
-  /// Records step `metrics.step`: adds `time/step` (seconds since the previous step was logged)
-  /// and `time/total`, appends the line to metrics.jsonl, prints the progress line. Steps must be
-  /// logged in order, each once: tinker::error (invalid_argument) otherwise.
+  /// Records step `metrics.step`: adds `time/total` (seconds of the whole iteration: since the
+  /// previous step was logged, or since open) and `time/step` (the same, unless the caller set it
+  /// to time its training call, as the cookbook does), appends the line to metrics.jsonl, prints
+  /// the progress line. Steps must be logged in order from start_step(), each once: tinker::error
+  /// (invalid_argument) otherwise.
   void log_step(StepMetrics metrics);
 
   /// Saves a checkpoint after `steps_done` steps: `save_state` (and `save_weights_for_sampler`
@@ -102,7 +108,7 @@ class TrainingRun {
   /// Recovers from `failure` (rethrown when not recoverable or after max_recovery_attempts): a
   /// new training client from the newest good checkpoint (an older one when that one fails to
   /// load), metrics after it dropped, a line on stderr; returns the step to continue from.
-  boost::asio::awaitable<std::int64_t> recover(const tinker::error& failure);
+  boost::asio::awaitable<std::int64_t> recover(tinker::error failure);
   int recoveries() const;  ///< how many times recover() has restarted the run
 
  private:

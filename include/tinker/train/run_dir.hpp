@@ -1,5 +1,5 @@
 /// @file
-/// A training run's directory (doc/training-loops.md#run-directory): `metrics.jsonl` (one JSON
+/// A training run's directory (`doc/training-loops.md#run-directory`): `metrics.jsonl` (one JSON
 /// object per step), `checkpoints.jsonl` (one JSON object per saved checkpoint) and `config.json`
 /// (a copy of the run's configuration), in the cookbook's file names and key names, so its tools
 /// read a tinker-cpp run and the other way round.

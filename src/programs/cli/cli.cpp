@@ -228,6 +228,7 @@ int run(std::vector<std::string> args, std::ostream& out, std::ostream& err, con
   add_sample_command(app, action);
   add_model_commands(app, action);
   add_auth_commands(app, action);
+  add_plot_command(app, action);
 
   const auto usage_error = [&err](const char* what) {
     err << "Error: " << what << "\nRun with --help for more information.\n";

@@ -130,6 +130,8 @@ void add_sample_command(CLI::App& app, Action& action);
 /// `model list` and `auth login|logout|status` (model_commands.cpp, auth_commands.cpp).
 void add_model_commands(CLI::App& app, Action& action);
 void add_auth_commands(CLI::App& app, Action& action);
+/// `plot RUN_DIR...` (plot_command.cpp): training curves from run directories, no request.
+void add_plot_command(CLI::App& app, Action& action);
 /// `checkpoint delete` and `checkpoint download` (separate files, same group).
 void add_checkpoint_delete_command(CLI::App& checkpoint, Action& action);
 void add_checkpoint_download_command(CLI::App& checkpoint, Action& action);
