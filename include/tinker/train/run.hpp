@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,6 +111,11 @@ class TrainingRun {
   /// load), metrics after it dropped, a line on stderr; returns the step to continue from.
   boost::asio::awaitable<std::int64_t> recover(tinker::error failure);
   int recoveries() const;  ///< how many times recover() has restarted the run
+  /// A trainer's loop with recovery: `train_from(start_step())`, and after a failure that
+  /// is_recoverable() accepts, recover() and `train_from` again from the step it returns; any other
+  /// failure (and one past max_recovery_attempts) propagates. `train_from` trains to the run's end.
+  boost::asio::awaitable<void> train_with_recovery(
+      std::function<boost::asio::awaitable<void>(std::int64_t first_step)> train_from);
 
  private:
   class State;

@@ -166,18 +166,7 @@ boost::asio::awaitable<PreferenceSummary> train_dpo(ServiceClient& service, std:
   SamplingClient reference = co_await service.async_create_sampling_client(std::move(reference_source), use_awaitable);
 
   dpo_training::DpoLoop loop(run, pairs, options, std::move(reference), total_steps);
-  std::int64_t next_step = run.start_step();
-  for (;;) {
-    std::optional<tinker::error> failure;
-    try {
-      co_await loop.train_from(next_step);
-      break;
-    } catch (const tinker::error& e) {
-      if (!TrainingRun::is_recoverable(e)) throw;
-      failure = e;  // recovered outside the catch block: no co_await inside one
-    }
-    next_step = co_await run.recover(*failure);
-  }
+  co_await run.train_with_recovery([&loop](std::int64_t first_step) { return loop.train_from(first_step); });
   summary.recoveries = run.recoveries();
   summary.first_margin = loop.first_margin;
   summary.last_margin = loop.last_margin;

@@ -5,6 +5,7 @@
 #include <tinker/error.hpp>
 
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,6 +114,22 @@ boost::asio::awaitable<std::int64_t> TrainingRun::recover(tinker::error failure)
             << (state.restored_from ? " from " + state.restored_from->state_path.value_or("") : std::string(" afresh"))
             << "\n";
   co_return state.start_step;
+}
+
+boost::asio::awaitable<void> TrainingRun::train_with_recovery(
+    std::function<boost::asio::awaitable<void>(std::int64_t first_step)> train_from) {
+  std::int64_t next_step = start_step();
+  for (;;) {
+    std::optional<tinker::error> failure;
+    try {
+      co_await train_from(next_step);
+      co_return;
+    } catch (const tinker::error& e) {
+      if (!is_recoverable(e)) throw;
+      failure = e;  // recovered outside the catch block: no co_await inside one (GCC 12)
+    }
+    next_step = co_await recover(*failure);
+  }
 }
 
 }  // namespace tinker::train

@@ -217,18 +217,7 @@ asio::awaitable<SupervisedSummary> train_supervised(ServiceClient& service, cons
     co_return summary;
   }
 
-  std::int64_t next_step = run.start_step();
-  for (;;) {
-    std::optional<tinker::error> failure;
-    try {
-      co_await loop.train_from(next_step);
-      break;
-    } catch (const tinker::error& e) {
-      if (!TrainingRun::is_recoverable(e)) throw;
-      failure = e;  // recovered outside the catch block: no co_await inside one
-    }
-    next_step = co_await run.recover(*failure);
-  }
+  co_await run.train_with_recovery([&loop](std::int64_t first_step) { return loop.train_from(first_step); });
   summary.recoveries = run.recoveries();
   summary.last_train_nll = loop.last_train_nll;
   if (options.evaluate_at_end && has_evaluators) {
