@@ -195,17 +195,28 @@ TEST_F(SupervisedTrainer, TwoRunsWithTheSameSeedAreIdenticalAndTruncationIsCount
   EXPECT_NE(first_metrics, resume::metrics_without_time(train::RunDirectory(dir / "other")));
 }
 
-TEST_F(SupervisedTrainer, AResumedRunEqualsAnUninterruptedOne) {
-  const auto service = make_service_client();
-  const auto renderer = run(tiny_renderer(*service));
-  const std::vector<Datum> held_out = train::render_conversations(*renderer, {chat_conversations()[2]}).data();
-  auto options = small_options(dir / "whole");
-  options.eval_every = 4;
-  options.run.save_every = 2;
-  train::SupervisedEvaluators whole;
-  whole.training.push_back(std::make_shared<train::NllEvaluator>(held_out));
-  run(train(options, whole));
+// The uninterrupted run (in dir/whole: checkpoints every 2 steps, held-out NLL every 4) that an
+// interrupted one is compared with; `options` and `held_out` are for the interrupted one.
+class SupervisedInterruption : public SupervisedTrainer {
+ protected:
+  void SetUp() override {
+    SupervisedTrainer::SetUp();
+    const auto service = make_service_client();
+    const auto renderer = run(tiny_renderer(*service));
+    held_out = train::render_conversations(*renderer, {chat_conversations()[2]}).data();
+    options = small_options(dir / "whole");
+    options.eval_every = 4;
+    options.run.save_every = 2;
+    whole.training.push_back(std::make_shared<train::NllEvaluator>(held_out));
+    run(train(options, whole));
+  }
 
+  std::vector<Datum> held_out;
+  train::SupervisedOptions options;
+  train::SupervisedEvaluators whole;
+};
+
+TEST_F(SupervisedInterruption, AResumedRunEqualsAnUninterruptedOne) {
   // The same run, stopped by an evaluator failure when step 4 is logged (after the step-4
   // checkpoint), then started again on the same directory.
   options.run.log_path = dir / "resumed";
@@ -237,17 +248,7 @@ class CorruptingNll : public train::TrainingEvaluator {
   int calls_ = 0;
 };
 
-TEST_F(SupervisedTrainer, ARunTheServiceCorruptsRecoversFromItsLastCheckpointAndEqualsAnUninterruptedOne) {
-  const auto service = make_service_client();
-  const auto renderer = run(tiny_renderer(*service));
-  const std::vector<Datum> held_out = train::render_conversations(*renderer, {chat_conversations()[2]}).data();
-  auto options = small_options(dir / "whole");
-  options.eval_every = 4;
-  options.run.save_every = 2;
-  train::SupervisedEvaluators whole;
-  whole.training.push_back(std::make_shared<train::NllEvaluator>(held_out));
-  run(train(options, whole));
-
+TEST_F(SupervisedInterruption, ARunTheServiceCorruptsRecoversFromItsLastCheckpointAndEqualsAnUninterruptedOne) {
   // The run is corrupted when step 4 starts (after the step-4 checkpoint): the trainer recovers
   // once, from that checkpoint, within the same call.
   options.run.log_path = dir / "recovered";
