@@ -135,6 +135,7 @@ class RLResult {
  public:
   std::vector<StepMetrics> metrics;   ///< the steps run here (a resumed run: from its start step)
   CheckpointRecord final_checkpoint;  ///< the run's final checkpoint
+  int recoveries = 0;                 ///< TrainingRun::recover() restarts during the call
 };
 
 /// Trains a LoRA of `options.run.base_model` on `dataset` with RL (`doc/training-loops.md#rl`) and
@@ -143,8 +144,10 @@ class RLResult {
 /// groups, optionally add the KL penalty, one forward_backward and optim_step with `loss_fn`, a new
 /// sampler on the new weights; metrics per step into the run directory (`env/all/reward/total`,
 /// `optim/lr`, `optim/kl_sample_train_v1`, `time/step`, the evaluators' keys...), checkpoints every
-/// `run.save_every` steps, resume from the newest one. The dataset, the evaluators and their
-/// referents must outlive the call. Everything runs on the io thread of `service`.
+/// `run.save_every` steps, resume from the newest one. A failure TrainingRun::is_recoverable
+/// accepts (the run corrupted or lost) restarts it from its last good checkpoint, rollouts in
+/// flight drained and sampled again. The dataset, the evaluators and their referents must outlive
+/// the call. Everything runs on the io thread of `service`.
 boost::asio::awaitable<RLResult> train_rl(ServiceClient& service, RLDataset& dataset, RLOptions options,
                                           std::vector<std::shared_ptr<SamplingEvaluator>> evaluators = {});
 

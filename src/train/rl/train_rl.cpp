@@ -118,6 +118,8 @@ class RLTrainer {
   boost::asio::awaitable<StepMetrics> train_on(std::vector<TrajectoryGroup> groups, std::int64_t step);
   boost::asio::awaitable<StepMetrics> evaluate(SamplingClient sampler);
   boost::asio::awaitable<void> drain();
+  void restart_at(std::int64_t first_step);
+  boost::asio::awaitable<void> train_from(std::int64_t first_step);
 
   ServiceClient& service_;
   RLDataset& dataset_;
@@ -133,6 +135,7 @@ class RLTrainer {
   std::int64_t next_batch_ = 0;           ///< the next batch (= step) to launch
   std::vector<std::size_t> batch_sizes_;  ///< groups of each launched batch, from the run's start step
   std::int64_t first_step_ = 0;
+  RLResult result_;
 };
 
 boost::asio::awaitable<void> RLTrainer::refresh_sampler(std::int64_t step) {
@@ -275,20 +278,26 @@ boost::asio::awaitable<void> RLTrainer::drain() {
   while (pool_->in_flight > 0) co_await pool_->changed.wait();
 }
 
-boost::asio::awaitable<RLResult> RLTrainer::train() {
-  if (options_.kl_penalty_coef > 0.0) {
-    SamplingSource source = options_.kl_reference_path ? SamplingSource::from_model_path(*options_.kl_reference_path)
-                                                       : SamplingSource::from_base_model(options_.run.base_model);
-    reference_ = co_await service_.async_create_sampling_client(std::move(source), use_awaitable);
-  }
+// Forgets what belongs to steps from `first_step` on: a (re)start there samples its batches anew
+// with that step's weights. Rollouts of a failed attempt were drained before.
+void RLTrainer::restart_at(std::int64_t first_step) {
+  first_step_ = first_step;
+  next_batch_ = first_step;
+  batch_sizes_.clear();
+  pool_->finished.clear();
+  pool_->failure = nullptr;
+  std::erase_if(result_.metrics, [first_step](const StepMetrics& metrics) { return metrics.step >= first_step; });
+}
+
+// One attempt at steps first_step..total; TrainingRun::train_with_recovery runs it again from a
+// checkpoint after a recoverable failure.
+boost::asio::awaitable<void> RLTrainer::train_from(std::int64_t first_step) {
+  restart_at(first_step);
   const std::int64_t total = run_.options().total_steps;
-  first_step_ = run_.start_step();
-  next_batch_ = first_step_;
-  co_await refresh_sampler(first_step_);
-  RLResult result;
   std::exception_ptr failure;
   try {
-    for (std::int64_t step = first_step_; step < total; ++step) {
+    co_await refresh_sampler(first_step);
+    for (std::int64_t step = first_step; step < total; ++step) {
       launch_due_batches();
       const bool evaluating = !evaluators_.empty() && options_.eval_every > 0 && step % options_.eval_every == 0;
       std::vector<boost::asio::awaitable<StepMetrics>> work;
@@ -300,7 +309,7 @@ boost::asio::awaitable<RLResult> RLTrainer::train() {
       metrics.set("progress/done_frac", static_cast<double>(step + 1) / static_cast<double>(total));
       if (step + 1 < total) co_await refresh_sampler(step + 1);
       run_.log_step(metrics);
-      result.metrics.push_back(std::move(metrics));
+      result_.metrics.push_back(std::move(metrics));
       if (step + 1 < total && run_.checkpoint_due(step + 1)) co_await run_.save_checkpoint(step + 1);
     }
   } catch (...) {
@@ -308,8 +317,20 @@ boost::asio::awaitable<RLResult> RLTrainer::train() {
   }
   co_await drain();  // rollouts still running reference the dataset's builders and envs
   if (failure) std::rethrow_exception(failure);
-  result.final_checkpoint = co_await run_.finish();
-  co_return result;
+}
+
+boost::asio::awaitable<RLResult> RLTrainer::train() {
+  if (options_.kl_penalty_coef > 0.0) {
+    SamplingSource source = options_.kl_reference_path ? SamplingSource::from_model_path(*options_.kl_reference_path)
+                                                       : SamplingSource::from_base_model(options_.run.base_model);
+    reference_ = co_await service_.async_create_sampling_client(std::move(source), use_awaitable);
+  }
+  if (run_.start_step() < run_.options().total_steps) {
+    co_await run_.train_with_recovery([this](std::int64_t first_step) { return train_from(first_step); });
+  }
+  result_.recoveries = run_.recoveries();
+  result_.final_checkpoint = co_await run_.finish();
+  co_return std::move(result_);
 }
 
 }  // namespace

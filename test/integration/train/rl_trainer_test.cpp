@@ -1,8 +1,10 @@
 // train_rl (include/tinker/train/rl.hpp) against tinker-local: on-policy training on addition
 // problems raises the reward and samples every step with that step's weights; async off-policy
 // training drops exactly the group that a slow env made stale and trains every step on a full
-// batch; the run directory holds the cookbook's metric keys.
+// batch; the run directory holds the cookbook's metric keys; a run the service corrupts recovers
+// in the call and ends as an uninterrupted one.
 #include "integration/support/local_service.hpp"
+#include "integration/train/run_compare.hpp"
 
 #include <tinker/renderers.hpp>
 #include <tinker/train/problem_env.hpp>
@@ -13,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -75,14 +78,16 @@ bool holds_answer(const std::string& text, const train::Problem& problem) {
   return text.find(problem.answer) != std::string::npos;
 }
 
-asio::awaitable<train::RLResult> train_additions(ServiceClient& service, train::RLOptions options) {
+asio::awaitable<train::RLResult> train_additions(
+    ServiceClient& service, train::RLOptions options,
+    std::vector<std::shared_ptr<train::SamplingEvaluator>> evaluators = {}) {
   const auto renderer = co_await tiny_renderer(service);
   train::ProblemEnvOptions env_options;
   env_options.convo_prefix = {renderers::Message("user", "What is 4 + 5?"), renderers::Message("assistant", "9")};
   env_options.termination = train::FormatTermination::any;
   env_options.check_format = has_digit;
   train::ProblemDataset dataset(renderer, addition, holds_answer, 8, 4, 8, env_options, "addition");
-  co_return co_await train::train_rl(service, dataset, std::move(options));
+  co_return co_await train::train_rl(service, dataset, std::move(options), std::move(evaluators));
 }
 
 TEST_F(RlTrainerTest, OnPolicyTrainingRaisesTheRewardAndLogsTheCookbookKeys) {
@@ -223,6 +228,58 @@ TEST_F(RlAsyncTrainerTest, DropsExactlyTheStaleGroupAndTrainsFullBatches) {
   EXPECT_EQ(dropped, 1.0);
   // Step 1 trains on a group sampled before step 0's update: sampling ran ahead of training.
   EXPECT_EQ(*result.metrics[1].get("sampling_client/step_min"), 0.0);
+}
+
+// An evaluator that, on its `corrupt_on`th call, has tinker-local mark every training model it
+// knows corrupted (as the service marks a run it lost): that step's operations fail.
+class Corrupter : public train::SamplingEvaluator {
+ public:
+  Corrupter(local::Server* server, int corrupt_on) : server_(server), corrupt_on_(corrupt_on) {}
+  asio::awaitable<StepMetrics> evaluate(const SamplingClient&) override {
+    if (++calls_ == corrupt_on_) {
+      for (const local::ModelAudit& model : server_->audit().models) server_->corrupt_model(model.model_id, "lost");
+    }
+    co_return StepMetrics();
+  }
+
+ private:
+  local::Server* server_;
+  int corrupt_on_;
+  int calls_ = 0;
+};
+
+// Sampling is not seeded, so the recovered run cannot be compared with an uninterrupted one
+// number for number (the supervised trainer's recovery test does that); what is checked is that
+// every step ran once in the end, the replayed steps sampled with the restored weights, and the
+// model of the final checkpoint applied exactly the steps after the restored checkpoint.
+TEST_F(RlTrainerTest, ARunTheServiceCorruptsRecoversFromItsLastCheckpointAndRunsEachStepOnce) {
+  auto service = make_service_client();
+  train::RLOptions rl = options(5);
+  rl.learning_rate = 1e-3;
+  rl.max_tokens = 4;
+  rl.max_steps_off_policy = 1;  // step 3's batch is rolling out when the run is lost
+  rl.run.save_every = 2;
+  rl.eval_every = 1;
+  rl.remove_constant_reward_groups = false;  // every step trains, whatever the rewards
+  // Corrupted when step 3 begins (the 4th evaluation), after the step-2 checkpoint.
+  const train::RLResult result = run(train_additions(*service, rl, {std::make_shared<Corrupter>(server.get(), 4)}));
+  EXPECT_EQ(result.recoveries, 1);
+  const std::vector<StepMetrics> logged = train::RunDirectory(log_dir).read_metrics();
+  ASSERT_EQ(result.metrics.size(), 5u);
+  ASSERT_EQ(logged.size(), 5u);
+  for (std::size_t i = 0; i < logged.size(); ++i) {
+    EXPECT_EQ(result.metrics[i].step, static_cast<std::int64_t>(i));
+    EXPECT_EQ(logged[i].step, static_cast<std::int64_t>(i));
+  }
+  EXPECT_EQ(*logged[2].get("sampling_client/step_min"), 2.0);  // re-sampled by the restored step-2 weights
+  ASSERT_TRUE(result.final_checkpoint.final);
+  const std::string final_model = resume::model_of_path(result.final_checkpoint.state_path.value());
+  const local::AuditReport audit = server->audit();
+  const auto model = std::find_if(audit.models.begin(), audit.models.end(),
+                                  [&](const local::ModelAudit& m) { return m.model_id == final_model; });
+  ASSERT_NE(model, audit.models.end());
+  EXPECT_TRUE(model->exactly_once_in_order);
+  EXPECT_EQ(std::count(model->operations.begin(), model->operations.end(), "optim_step"), 3);  // steps 2, 3, 4
 }
 
 TEST_F(RlTrainerTest, KlPenaltyAgainstTheBaseModelStartsAtZeroWithCispo) {
