@@ -1,7 +1,8 @@
 // A deterministic training loop on tinker::train::TrainingRun for the resume tests: the batch and
 // learning rate of a step depend on the step number alone, so a run resumed at any checkpoint
-// continues exactly as an uninterrupted one. Shared by the kill test's child program
-// (resume_child.cpp) and the in-process recovery tests (run_recovery_test.cpp).
+// continues exactly as an uninterrupted one. Used by the in-process resume and recovery tests
+// (run_test.cpp, load_checkpoint_test.cpp); the kill test's child program (resume_child.cpp) trains
+// kill_test_examples() with the supervised trainer.
 #pragma once
 
 #include <tinker/service_client.hpp>
@@ -38,6 +39,17 @@ inline std::vector<Datum> batch_for_step(std::int64_t step) {
     batch.emplace_back(ModelInput::from_ints(std::move(input)), std::move(inputs));
   }
   return batch;
+}
+
+/// Five sequences of 12 tokens for the kill test's trainer: with batches of 2, two batches per
+/// epoch in a shuffled order, so a resume that got the data order wrong shows.
+inline std::vector<Datum> kill_test_examples() {
+  std::vector<Datum> examples;
+  for (std::int64_t step = 0; step < 3; ++step) {
+    for (Datum& datum : batch_for_step(step)) examples.push_back(std::move(datum));
+  }
+  examples.pop_back();
+  return examples;
 }
 
 /// A linear decay from 2e-3, so a resumed run that got the schedule wrong shows.
