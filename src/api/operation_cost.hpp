@@ -32,9 +32,11 @@ class OperationCost {
     add(body_bytes_, other.body_bytes_.load(std::memory_order_relaxed));
   }
   /// The server accepted the operation now; `called` is when the caller started it. The first acceptance counts.
-  void set_accepted(Clock::time_point called) noexcept {
+  void set_accepted(Clock::time_point called) noexcept { set_accepted(called, Clock::now()); }
+  /// The server accepted the operation at `accepted` (a clock read the caller already made).
+  void set_accepted(Clock::time_point called, Clock::time_point accepted) noexcept {
     if (submit_ns_.load(std::memory_order_relaxed) >= 0) return;
-    const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - called);
+    const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(accepted - called);
     submit_ns_.store(took.count(), std::memory_order_relaxed);
   }
 

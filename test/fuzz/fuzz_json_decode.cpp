@@ -2,7 +2,11 @@
 // first byte chooses the type (the order of kTypes below), the rest is the body. What is checked
 // beyond the sanitizers: a decoder either succeeds or reports decode_error (never another exception or a
 // crash), and a value it accepted that encodes again decodes again to an equal value, with the same
-// encoding (the SDK re-sends decoded values, tinker-local answers with them).
+// encoding (the SDK re-sends decoded values, tinker-local answers with them). Every body also goes to
+// the plain readers of the hot paths (future tickets, batched completions): what they accept, the
+// schema decoder must accept and read alike.
+#include "core/wire/completions_reader.hpp"
+#include "core/wire/future_ticket.hpp"
 #include "fuzz_support.hpp"
 
 #include <tinker/codec.hpp>
@@ -12,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace tinker::fuzz {
 namespace {
@@ -64,6 +69,32 @@ void decode_selected(std::size_t choice, std::string_view body, std::index_seque
   ((choice == I ? decode_as<std::tuple_element_t<I, kTypes>>(body) : void()), ...);
 }
 
+void check_plain_readers(std::string_view body) {
+  diagnostics diag;
+  UntypedAPIFuture ticket;
+  if (wire::read_plain_future_ticket(body, ticket)) {
+    UntypedAPIFuture decoded;
+    if (from_json(body, decoded, diag) || !(decoded == ticket)) {
+      property_failed("the plain ticket reader accepted what the decoder reads otherwise");
+    }
+  }
+  std::vector<wire::PlainCompletion> completions;
+  std::int64_t cursor = 0;
+  if (wire::read_plain_completions(body, completions, cursor)) {
+    FuturesRetrieveResponse decoded;
+    if (from_json(body, decoded, diag) || decoded.cursor != cursor ||
+        decoded.completions.size() != completions.size()) {
+      property_failed("the plain completions reader accepted what the decoder reads otherwise");
+    }
+    for (std::size_t i = 0; i < completions.size(); ++i) {
+      if (decoded.completions[i].state != completions[i].state ||
+          decoded.completions[i].request_id != completions[i].request_id) {
+        property_failed("the plain completions reader read a completion otherwise than the decoder");
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tinker::fuzz
 
@@ -72,5 +103,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   constexpr std::size_t count = std::tuple_size_v<kTypes>;
   const Selected input(data, size, count);
   decode_selected(input.choice(), input.rest(), std::make_index_sequence<count>());
+  check_plain_readers(input.rest());
   return 0;
 }

@@ -27,7 +27,11 @@ FutureCore::FutureCore(asio::any_io_executor executor, std::string request_id, C
 }
 
 void FutureCore::set_result(ErasedResult result) {
-  settle({}, {}, std::move(result));
+  settle({}, {}, std::move(result), Clock::now());
+}
+
+void FutureCore::set_result(ErasedResult result, Clock::time_point settled_at) {
+  settle({}, {}, std::move(result), settled_at);
 }
 
 void FutureCore::set_error(boost::system::error_code code, diagnostics diag) {
@@ -35,7 +39,7 @@ void FutureCore::set_error(boost::system::error_code code, diagnostics diag) {
     std::lock_guard lock(mutex_);
     diag.request_id = request_id_;
   }
-  settle(code, std::move(diag), nullptr);
+  settle(code, std::move(diag), nullptr, Clock::now());
 }
 
 void FutureCore::set_request_id(std::string request_id) {
@@ -73,7 +77,8 @@ bool FutureCore::ready() const {
   return ready_;
 }
 
-void FutureCore::settle(boost::system::error_code code, diagnostics diag, ErasedResult result) {
+void FutureCore::settle(boost::system::error_code code, diagnostics diag, ErasedResult result,
+                        Clock::time_point settled_at) {
   boost::container::small_vector<Waiter, 1> waiters;
   {
     std::lock_guard lock(mutex_);
@@ -82,7 +87,7 @@ void FutureCore::settle(boost::system::error_code code, diagnostics diag, Erased
     code_ = code;
     diag_ = std::move(diag);
     result_ = std::move(result);
-    settled_at_ = Clock::now();
+    settled_at_ = settled_at;
     cancel_hook_ = nullptr;
     waiters.swap(waiters_);
     for (auto& waiter : waiters) {

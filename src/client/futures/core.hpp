@@ -41,6 +41,8 @@ class FutureCore : public std::enable_shared_from_this<FutureCore> {
 
   // Producer side (io thread).
   void set_result(ErasedResult result);
+  /// The same, settled at `settled_at` (a clock read the producer already made).
+  void set_result(ErasedResult result, Clock::time_point settled_at);
   void set_error(boost::system::error_code code, diagnostics diag);
   /// A resubmitted operation has a new server id.
   void set_request_id(std::string request_id);
@@ -85,7 +87,7 @@ class FutureCore : public std::enable_shared_from_this<FutureCore> {
     Handler<ErasedResult> handler;
   };
 
-  void settle(boost::system::error_code code, diagnostics diag, ErasedResult result);
+  void settle(boost::system::error_code code, diagnostics diag, ErasedResult result, Clock::time_point settled_at);
   void complete(Waiter waiter);  // with the settled state; lock held
   void cancel_waiter(std::uint64_t id);
   bool on_io_thread() const;

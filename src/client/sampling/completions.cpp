@@ -1,6 +1,7 @@
 // The batched long-poll of a SamplingClient's results (completions.hpp).
 #include "client/sampling/completions.hpp"
 
+#include "core/wire/completions_reader.hpp"
 #include "core/wire/endpoint_paths.hpp"
 #include "http/client.hpp"
 #include "http/clock.hpp"
@@ -14,6 +15,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <utility>
+#include <vector>
 
 namespace tinker::client::sampling {
 
@@ -63,8 +65,8 @@ class CompletionWatcher::Waiter {
 // suspended, at io_context teardown): the watcher must never point at a dead frame.
 class CompletionWatcher::WaiterGuard {
  public:
-  WaiterGuard(std::shared_ptr<CompletionWatcher> watcher, std::string request_id, Waiter& waiter)
-      : watcher_(std::move(watcher)), request_id_(std::move(request_id)) {
+  WaiterGuard(std::shared_ptr<CompletionWatcher> watcher, std::string_view request_id, Waiter& waiter)
+      : watcher_(std::move(watcher)), request_id_(request_id) {
     watcher_->waiters_.emplace(request_id_, &waiter);
   }
   WaiterGuard(const WaiterGuard&) = delete;
@@ -77,7 +79,7 @@ class CompletionWatcher::WaiterGuard {
 
  private:
   std::shared_ptr<CompletionWatcher> watcher_;
-  std::string request_id_;
+  std::string_view request_id_;
 };
 
 CompletionWatcher::CompletionWatcher(std::shared_ptr<detail::ClientHolder> holder, std::string sampling_session_id)
@@ -96,7 +98,7 @@ void CompletionWatcher::stop_poller() {
   if (poller_running_ && poller_signal_ != nullptr) poller_signal_->emit(asio::cancellation_type::terminal);
 }
 
-asio::awaitable<CompletionWait> CompletionWatcher::wait_for(std::string request_id) {
+asio::awaitable<CompletionWait> CompletionWatcher::wait_for(std::string_view request_id) {
   if (disabled_) co_return CompletionWait::fallback;
   if (const auto early = unclaimed_.find(request_id); early != unclaimed_.end()) {
     unclaimed_.erase(early);
@@ -104,16 +106,15 @@ asio::awaitable<CompletionWait> CompletionWatcher::wait_for(std::string request_
   }
   Waiter waiter(holder_->executor());
   {
-    const WaiterGuard guard(shared_from_this(), std::move(request_id), waiter);
+    const WaiterGuard guard(shared_from_this(), request_id, waiter);
     ensure_poller();
     // Woken by deliver() or release_all() cancelling the timer; a cancellation of the awaiting
     // coroutine wakes it too, with reported still false.
     auto [ec] = co_await waiter.timer.async_wait(asio::as_tuple(asio::use_awaitable));
     (void)ec;
-    if (!waiter.reported && !disabled_) throw boost::system::system_error(asio::error::operation_aborted);
   }
   if (waiter.reported) co_return CompletionWait::reported;
-  co_return CompletionWait::fallback;
+  co_return disabled_ ? CompletionWait::fallback : CompletionWait::cancelled;
 }
 
 void CompletionWatcher::ensure_poller() {
@@ -126,14 +127,14 @@ void CompletionWatcher::ensure_poller() {
                  asio::bind_cancellation_slot(slot, asio::detached));
 }
 
-void CompletionWatcher::deliver(const std::string& request_id) {
+void CompletionWatcher::deliver(std::string_view request_id) {
   if (const auto it = waiters_.find(request_id); it != waiters_.end()) {
     it->second->reported = true;
     it->second->timer.cancel();
     waiters_.erase(it);  // the guard's erase finds nothing
     return;
   }
-  unclaimed_.insert_or_assign(request_id, std::chrono::steady_clock::now());
+  unclaimed_.insert_or_assign(std::string(request_id), std::chrono::steady_clock::now());
 }
 
 void CompletionWatcher::release_all() {
@@ -173,12 +174,6 @@ class PollerScope {
   asio::cancellation_signal*& signal_;
 };
 
-// The completions of one answer, or false when it could not be read.
-bool read_completions(const http::Response& answer, FuturesRetrieveResponse& out) {
-  diagnostics diag;
-  return !from_json(answer.body, out, diag);
-}
-
 }  // namespace
 
 asio::awaitable<void> CompletionWatcher::run_poller(std::shared_ptr<CompletionWatcher> self,
@@ -187,6 +182,7 @@ asio::awaitable<void> CompletionWatcher::run_poller(std::shared_ptr<CompletionWa
   const PollerScope scope(*holder, *self, self->poller_running_, self->poller_signal_);
   (void)signal;  // kept alive by this frame
   http::HttpClient& client = holder->http();
+  std::vector<wire::PlainCompletion> completions;  // reused by every poll; views into its answer
   try {
     while (self->unreported() > 0 && !self->disabled_) {
       const http::Request poll = completions_poll(self->sampling_session_id_, self->cursor_, client.options());
@@ -194,13 +190,14 @@ asio::awaitable<void> CompletionWatcher::run_poller(std::shared_ptr<CompletionWa
       diagnostics diag;
       auto [ec, answer] = co_await client.send(poll, &diag);
       if (ec == errc::cancelled) break;
-      FuturesRetrieveResponse completions;
-      if (!ec && read_completions(answer, completions)) {
-        self->cursor_ = completions.cursor;
+      FuturesRetrieveResponse decoded;  // holds the strings when the schema decoder read the answer
+      std::int64_t cursor = 0;
+      if (!ec && wire::read_completions(answer.body, completions, cursor, decoded)) {
+        self->cursor_ = cursor;
         // Finished and failed both mean "fetch it": retrieve_future returns the result or the error.
         // A state this SDK does not know is skipped; its request keeps waiting for a known one.
-        for (const FutureCompletion& completion : completions.completions) {
-          if (completion.finished() || completion.failed()) self->deliver(completion.request_id);
+        for (const wire::PlainCompletion& completion : completions) {
+          if (completion.state == "finished" || completion.state == "failed") self->deliver(completion.request_id);
         }
         self->forget_old_unclaimed(std::chrono::steady_clock::now());
         continue;

@@ -20,16 +20,19 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace tinker::client::sampling {
 
 /// How a wait for a completion ended.
 enum class CompletionWait {
-  reported,  ///< the server reported the request finished or failed: fetch its result
-  fallback,  ///< the batched mode is off for this client: poll the request itself
+  reported,   ///< the server reported the request finished or failed: fetch its result
+  fallback,   ///< the batched mode is off for this client: poll the request itself
+  cancelled,  ///< the awaiting coroutine was cancelled (by its stuck watch, or at shutdown)
 };
 
 /// One sampler's completions and their poller. Used on the io thread only.
@@ -43,9 +46,10 @@ class CompletionWatcher final : public std::enable_shared_from_this<CompletionWa
   /// turned off for this client since.
   bool enabled() const;
 
-  /// Waits until the poller reports `request_id` (or the mode is turned off). Throws
-  /// boost::system::system_error (operation_aborted) when the awaiting coroutine is cancelled.
-  boost::asio::awaitable<CompletionWait> wait_for(std::string request_id);
+  /// Waits until the poller reports `request_id` (or the mode is turned off, or the awaiting
+  /// coroutine is cancelled). `request_id` is borrowed: the caller's frame keeps it alive until
+  /// the wait ends (no copy per sample).
+  boost::asio::awaitable<CompletionWait> wait_for(std::string_view request_id);
 
   /// Polls sent so far (for tests).
   std::int64_t polls_sent() const noexcept { return polls_sent_; }
@@ -65,7 +69,7 @@ class CompletionWatcher final : public std::enable_shared_from_this<CompletionWa
 
   void ensure_poller();
   void stop_poller();
-  void deliver(const std::string& request_id);
+  void deliver(std::string_view request_id);
   void release_all();
   void forget_old_unclaimed(std::chrono::steady_clock::time_point now);
   std::size_t unreported() const noexcept { return waiters_.size(); }
@@ -78,11 +82,17 @@ class CompletionWatcher final : public std::enable_shared_from_this<CompletionWa
   std::int64_t polls_sent_ = 0;
   /// The running poller's signal (null when none runs); its frame owns it.
   boost::asio::cancellation_signal* poller_signal_ = nullptr;
-  /// Samples waiting for their request id's report.
-  std::unordered_map<std::string, Waiter*> waiters_;
+  /// Looks strings up by view (no key made per lookup).
+  class IdHash {
+   public:
+    using is_transparent = void;
+    std::size_t operator()(std::string_view id) const noexcept { return std::hash<std::string_view>()(id); }
+  };
+  /// Samples waiting for their request id's report; the keys view the ids in the waiting frames.
+  std::unordered_map<std::string_view, Waiter*> waiters_;
   /// Reports that arrived before their sample started waiting (the result may be reported before
   /// the answer to asample is read); forgotten after a few minutes.
-  std::unordered_map<std::string, std::chrono::steady_clock::time_point> unclaimed_;
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point, IdHash, std::equal_to<>> unclaimed_;
 };
 
 }  // namespace tinker::client::sampling

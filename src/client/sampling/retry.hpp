@@ -75,6 +75,8 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
 
   /// A sample operation completed successfully.
   void note_progress() noexcept { last_progress_ = Clock::now(); }
+  /// The same, at `now` (a clock read the caller already made).
+  void note_progress(Clock::time_point now) noexcept { last_progress_ = now; }
 
   /// doc/protocol.md#sample-resubmission: timeouts, connection failures, 408, 409, 429, 5xx and a lost result (410)
   /// start a fresh attempt; a failed future, cancellation and everything else do not.

@@ -109,9 +109,13 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
         op.resubmit = kind == SampleKind::compute_logprobs || !s->holder->config().sample_no_retries;
         op.decode = kind == SampleKind::sample ? sample_response_decoder(protobuf) : prompt_logprobs_decoder(protobuf);
         op.cost = &core->cost;
+        op.first_attempt_started = core->submitted();
         if (op.resubmit) {
           op.slot = s->retry->try_enter();  // enter()'s coroutine frames only when it must wait
-          if (!op.slot.active()) op.slot = co_await s->retry->enter();
+          if (!op.slot.active()) {
+            op.first_attempt_started.reset();  // the attempt starts after the wait
+            op.slot = co_await s->retry->enter();
+          }
         }
         ec = co_await submit_sample(*s, op, *control, ticket, diag);
       } catch (...) {
@@ -124,7 +128,7 @@ asio::awaitable<void> sample_task(std::shared_ptr<const SamplingState> s, std::s
         co_return complete_caller<T>(handler, io, diag_out, diag, ec, Future<T>());
       }
       core->set_request_id(ticket.request_id);
-      core->cost.set_accepted(core->submitted());
+      core->cost.set_accepted(core->submitted(), op.ticket_arrived);
       complete_caller<T>(handler, io, diag_out, diag, error_code(), Future<T>(core));
     }
     co_await sample_until_done(*s, core, *control, op, ticket);

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace tinker::client::sampling {
 
@@ -31,6 +32,12 @@ class SampleOperation {
   bool resubmit = true;  ///< false: sample() with the server flag sample_no_retries (one attempt)
   int attempts = 0;      ///< attempts started so far
   std::chrono::steady_clock::time_point attempt_started{};  ///< for X-Tinker-Create-Promise-Roundtrip-Time
+  /// Set by the caller to the call's own time stamp when the first attempt starts at once (no
+  /// admission wait): that attempt then takes it as attempt_started instead of reading the clock.
+  std::optional<std::chrono::steady_clock::time_point> first_attempt_started;
+  /// When the server accepted the last attempt (its ticket arrived): the end of its create round
+  /// trip and the operation's submit time, from one clock read.
+  std::chrono::steady_clock::time_point ticket_arrived{};
   RetrySlot slot;        ///< the resubmission's concurrency place, held until the operation settles
   ResultDecoder decode;  ///< turns the final answer into the future's value
   /// The future's cost, where every attempt records its body encoding.

@@ -11,7 +11,6 @@
 
 namespace tinker::client::sampling {
 
-using futures::settle_with;
 namespace asio = boost::asio;
 using boost::system::error_code;
 
@@ -20,8 +19,7 @@ namespace {
 // Takes the ticket's request id (the future keeps its own copy; a resubmit writes a new one).
 futures::PollRequest sample_poll_request(const SamplingState& s, const SampleOperation& op, UntypedAPIFuture& ticket) {
   futures::PollRequest poll(std::move(ticket.request_id), futures::FutureType::sample);
-  poll.create_roundtrip =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - op.attempt_started);
+  poll.create_roundtrip = std::chrono::duration_cast<std::chrono::microseconds>(op.ticket_arrived - op.attempt_started);
   poll.protobuf_result = !s.holder->options().json_bulk_paths;
   poll.subject = futures::QueueSubject::sampling;
   poll.subject_view = s.sampling_session_id;  // the task holds the sampler's state
@@ -43,28 +41,17 @@ void fail_stuck(const SamplingState& s, FutureCore& core) {
   fail_sample(s, core, ec, std::move(diag));
 }
 
-void settle_sample(const SamplingState& s, FutureCore& core, futures::PollOutcome& outcome,
-                   const ResultDecoder& decode) {
+// `settled_at` is when the answer arrived (the stamp of the sampler's progress, one clock read for both).
+void settle_sample(const SamplingState& s, FutureCore& core, futures::PollOutcome& outcome, const ResultDecoder& decode,
+                   FutureCore::Clock::time_point settled_at) {
   if (outcome.error) return fail_sample(s, core, outcome.error, std::move(outcome.diag));
-  settle_with(core, outcome.error, std::move(outcome.diag), [&](ErasedResult& value, diagnostics& diag) {
-    const error_code ec = decode(outcome.result, value, diag);
-    if (ec) session::report_failure(*s.holder, ec, diag, /*session_end=*/true);
-    return ec;
-  });
-}
-
-// doc/sampling.md#batched-result-polling: with the server's sample_use_retrieve_futures, the result is fetched
-// only once the sampler's poller reported the request finished or failed. False when the stuck detector
-// cancelled the wait (the caller fails the sample with its error); any other cancellation propagates.
-asio::awaitable<bool> wait_until_reported(const SamplingState& s, const std::string& request_id,
-                                          const SampleRetryHandler::Watch& watch) {
-  try {
-    co_await s.completions->wait_for(request_id);
-  } catch (const boost::system::system_error&) {
-    if (!watch.stuck()) throw;
-    co_return false;
+  ErasedResult value;
+  diagnostics diag;
+  if (const error_code ec = decode(outcome.result, value, diag)) {
+    session::report_failure(*s.holder, ec, diag, /*session_end=*/true);
+    return core.set_error(ec, std::move(diag));
   }
-  co_return true;
+  core.set_result(std::move(value), settled_at);
 }
 
 // A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
@@ -102,9 +89,14 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
       if (op.resubmit) retry.watch(watch, control.signal);
       futures::PollRequest poll = sample_poll_request(s, op, ticket);
       attach(poll, *s.holder, core);
+      // doc/sampling.md#batched-result-polling: with the server's sample_use_retrieve_futures, the result is
+      // fetched only once the sampler's poller reported the request finished or failed.
       if (s.completions->enabled()) {
-        const bool reported = co_await wait_until_reported(s, poll.request_id, watch);
-        if (!reported) co_return fail_stuck(s, *core);
+        const CompletionWait waited = co_await s.completions->wait_for(poll.request_id);
+        if (waited == CompletionWait::cancelled) {
+          if (watch.stuck()) co_return fail_stuck(s, *core);  // the stuck detector cancelled the wait
+          throw boost::system::system_error(asio::error::operation_aborted);
+        }
       }
       co_await futures::poll_future_into(s.holder->http(), poll, outcome);
       if (watch.stuck()) co_return fail_stuck(s, *core);
@@ -112,8 +104,9 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
     const bool again =
         op.resubmit && outcome.error && retry.retries_enabled() && SampleRetryHandler::should_retry(outcome.error);
     if (!again) {
-      if (!outcome.error && op.resubmit) retry.note_progress();
-      co_return settle_sample(s, *core, outcome, op.decode);
+      const FutureCore::Clock::time_point now = FutureCore::Clock::now();
+      if (!outcome.error && op.resubmit) retry.note_progress(now);
+      co_return settle_sample(s, *core, outcome, op.decode, now);
     }
     // doc/sampling.md#backpressure-and-retries: a lost result (410) or a retryable failure is a fresh attempt with a
     // new seq_id.
