@@ -26,9 +26,11 @@ using ResultDecoder = std::function<boost::system::error_code(const http::Respon
 using ResultCombiner = std::function<boost::system::error_code(std::vector<http::Response>& answers,
                                                                detail::ErasedResult& value, diagnostics& diag)>;
 
-/// Settles `core`: with `error` if set, else with what `decode(value, diag)` makes of the answer.
+/// Settles `core`: with `error` if set, else with what `decode(value, diag)` makes of the answer, a
+/// result stamped `settled_at` (a producer that read the clock as the answer arrived passes that read).
 template <class Decode>
-void settle_with(detail::FutureCore& core, boost::system::error_code error, diagnostics diag, Decode&& decode) {
+void settle_with(detail::FutureCore& core, boost::system::error_code error, diagnostics diag, Decode&& decode,
+                 detail::FutureCore::Clock::time_point settled_at = detail::FutureCore::Clock::now()) {
   if (error) {
     core.set_error(error, std::move(diag));
     return;
@@ -39,7 +41,7 @@ void settle_with(detail::FutureCore& core, boost::system::error_code error, diag
     core.set_error(ec, std::move(decode_diag));
     return;
   }
-  core.set_result(std::move(value));
+  core.set_result(std::move(value), settled_at);
 }
 
 /// Fills in the parts of a PollRequest that come from the holder and the future: the

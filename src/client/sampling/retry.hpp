@@ -73,9 +73,7 @@ class SampleRetryHandler : public std::enable_shared_from_this<SampleRetryHandle
   /// common path without enter()'s coroutine frames.
   RetrySlot try_enter();
 
-  /// A sample operation completed successfully.
-  void note_progress() noexcept { last_progress_ = Clock::now(); }
-  /// The same, at `now` (a clock read the caller already made).
+  /// A sample operation completed successfully at `now` (a clock read the caller made as its answer arrived).
   void note_progress(Clock::time_point now) noexcept { last_progress_ = now; }
 
   /// doc/protocol.md#sample-resubmission: timeouts, connection failures, 408, 409, 429, 5xx and a lost result (410)

@@ -45,13 +45,12 @@ void fail_stuck(const SamplingState& s, FutureCore& core) {
 void settle_sample(const SamplingState& s, FutureCore& core, futures::PollOutcome& outcome, const ResultDecoder& decode,
                    FutureCore::Clock::time_point settled_at) {
   if (outcome.error) return fail_sample(s, core, outcome.error, std::move(outcome.diag));
-  ErasedResult value;
-  diagnostics diag;
-  if (const error_code ec = decode(outcome.result, value, diag)) {
-    session::report_failure(*s.holder, ec, diag, /*session_end=*/true);
-    return core.set_error(ec, std::move(diag));
-  }
-  core.set_result(std::move(value), settled_at);
+  const auto decode_answer = [&](ErasedResult& value, diagnostics& diag) {
+    const error_code ec = decode(outcome.result, value, diag);
+    if (ec) session::report_failure(*s.holder, ec, diag, /*session_end=*/true);
+    return ec;
+  };
+  futures::settle_with(core, outcome.error, std::move(outcome.diag), decode_answer, settled_at);
 }
 
 // A fresh attempt after a lost result or a retryable failure; false when it failed (`core` is
