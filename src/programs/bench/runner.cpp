@@ -6,9 +6,9 @@
 #include "programs/bench/scenarios.hpp"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/use_future.hpp>
 
 #include <ctime>
+#include <exception>
 #include <memory>
 #include <ostream>
 
@@ -46,6 +46,29 @@ void write_result(OutputFormat format, const Report& report, std::ostream& out) 
   out.flush();
 }
 
+// Runs `scenario` on `io` until it completes; what it threw, or null.
+//
+// With io.run(), not a loop of io.run_one(): each run_one() call sets up a fresh per-thread record,
+// and with it goes Asio's cache of recycled handler and coroutine-frame memory, so every operation
+// of the SDK (and of the raw loop it is compared with) would reach malloc, which no application
+// running its io_context pays. The client's heartbeat keeps the io_context busy, so the scenario's
+// completion stops it (and the next scenario restarts it).
+std::exception_ptr run_until_done(asio::io_context& io, asio::awaitable<void> scenario) {
+  std::exception_ptr failure;
+  bool finished = false;
+  asio::co_spawn(io, std::move(scenario), [&](std::exception_ptr thrown) {
+    failure = thrown;
+    finished = true;
+    io.stop();
+  });
+  while (!finished) {
+    io.restart();
+    io.run();
+  }
+  io.restart();
+  return failure;
+}
+
 // One scenario to its result; false when it failed (the result's "error" or "first_error" says why).
 bool run_one(Bench& bench, const Invocation& invocation, Scenario scenario, std::ostream& out) {
   Report report(scenario_name(scenario));
@@ -56,11 +79,10 @@ bool run_one(Bench& bench, const Invocation& invocation, Scenario scenario, std:
   PeakRss::reset();
   Meter meter;
   bool ok = true;
-  auto done = asio::co_spawn(bench.io, run_scenario(&bench, &invocation, scenario, &report, &meter), asio::use_future);
-  // The client's heartbeat keeps the io_context busy: run it until the scenario is done, not until it runs dry.
-  while (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) bench.io.run_one();
+  const std::exception_ptr failure =
+      run_until_done(bench.io, run_scenario(&bench, &invocation, scenario, &report, &meter));
   try {
-    done.get();
+    if (failure) std::rethrow_exception(failure);
   } catch (const std::exception& e) {
     if (meter.running()) meter.stop(bench);
     bench.progress.end();
