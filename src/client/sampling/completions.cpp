@@ -52,36 +52,6 @@ bool endpoint_missing(int status) noexcept {
 
 }  // namespace
 
-// A sample waiting for its report; lives in wait_for's frame.
-class CompletionWatcher::Waiter {
- public:
-  explicit Waiter(const asio::any_io_executor& executor) : timer(executor, asio::steady_timer::time_point::max()) {}
-
-  asio::steady_timer timer;  ///< cancelled to wake the sample
-  bool reported = false;
-};
-
-// Takes the waiter out of the map however wait_for's frame ends (also when it is destroyed
-// suspended, at io_context teardown): the watcher must never point at a dead frame.
-class CompletionWatcher::WaiterGuard {
- public:
-  WaiterGuard(std::shared_ptr<CompletionWatcher> watcher, std::string_view request_id, Waiter& waiter)
-      : watcher_(std::move(watcher)), request_id_(request_id) {
-    watcher_->waiters_.emplace(request_id_, &waiter);
-  }
-  WaiterGuard(const WaiterGuard&) = delete;
-  WaiterGuard& operator=(const WaiterGuard&) = delete;
-  ~WaiterGuard() {
-    watcher_->waiters_.erase(request_id_);
-    // Nobody left to report to: the poller's wait is pointless.
-    if (watcher_->unreported() == 0) watcher_->stop_poller();
-  }
-
- private:
-  std::shared_ptr<CompletionWatcher> watcher_;
-  std::string_view request_id_;
-};
-
 CompletionWatcher::CompletionWatcher(std::shared_ptr<detail::ClientHolder> holder, std::string sampling_session_id)
     : holder_(std::move(holder)), sampling_session_id_(std::move(sampling_session_id)) {}
 
@@ -98,23 +68,30 @@ void CompletionWatcher::stop_poller() {
   if (poller_running_ && poller_signal_ != nullptr) poller_signal_->emit(asio::cancellation_type::terminal);
 }
 
-asio::awaitable<CompletionWait> CompletionWatcher::wait_for(std::string_view request_id) {
-  if (disabled_) co_return CompletionWait::fallback;
-  if (const auto early = unclaimed_.find(request_id); early != unclaimed_.end()) {
-    unclaimed_.erase(early);
-    co_return CompletionWait::reported;
+CompletionWatcher::Wait::Wait(CompletionWatcher& watcher, std::string_view request_id)
+    : watcher_(watcher.shared_from_this()), request_id_(request_id) {
+  if (watcher.disabled_) return;
+  if (const auto early = watcher.unclaimed_.find(request_id); early != watcher.unclaimed_.end()) {
+    watcher.unclaimed_.erase(early);
+    reported_ = true;
+    return;
   }
-  Waiter waiter(holder_->executor());
-  {
-    const WaiterGuard guard(shared_from_this(), request_id, waiter);
-    ensure_poller();
-    // Woken by deliver() or release_all() cancelling the timer; a cancellation of the awaiting
-    // coroutine wakes it too, with reported still false.
-    auto [ec] = co_await waiter.timer.async_wait(asio::as_tuple(asio::use_awaitable));
-    (void)ec;
-  }
-  if (waiter.reported) co_return CompletionWait::reported;
-  co_return disabled_ ? CompletionWait::fallback : CompletionWait::cancelled;
+  timer_.emplace(watcher.holder_->executor(), asio::steady_timer::time_point::max());
+  watcher.waiters_.emplace(request_id_, this);
+  registered_ = true;
+  watcher.ensure_poller();
+}
+
+CompletionWatcher::Wait::~Wait() {
+  if (!registered_) return;
+  watcher_->waiters_.erase(request_id_);
+  // Nobody left to report to: the poller's wait is pointless.
+  if (watcher_->unreported() == 0) watcher_->stop_poller();
+}
+
+CompletionWait CompletionWatcher::Wait::outcome() const noexcept {
+  if (reported_) return CompletionWait::reported;
+  return watcher_->disabled_ ? CompletionWait::fallback : CompletionWait::cancelled;
 }
 
 void CompletionWatcher::ensure_poller() {
@@ -129,9 +106,10 @@ void CompletionWatcher::ensure_poller() {
 
 void CompletionWatcher::deliver(std::string_view request_id) {
   if (const auto it = waiters_.find(request_id); it != waiters_.end()) {
-    it->second->reported = true;
-    it->second->timer.cancel();
-    waiters_.erase(it);  // the guard's erase finds nothing
+    it->second->reported_ = true;
+    it->second->timer_->cancel();
+    it->second->registered_ = false;  // taken out here: its destructor has nothing to erase
+    waiters_.erase(it);
     return;
   }
   unclaimed_.insert_or_assign(std::string(request_id), std::chrono::steady_clock::now());
@@ -139,7 +117,10 @@ void CompletionWatcher::deliver(std::string_view request_id) {
 
 void CompletionWatcher::release_all() {
   disabled_ = true;
-  for (auto& [id, waiter] : waiters_) waiter->timer.cancel();
+  for (auto& [id, waiter] : waiters_) {
+    waiter->timer_->cancel();
+    waiter->registered_ = false;
+  }
   waiters_.clear();
   unclaimed_.clear();
 }

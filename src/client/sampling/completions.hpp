@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -46,10 +47,8 @@ class CompletionWatcher final : public std::enable_shared_from_this<CompletionWa
   /// turned off for this client since.
   bool enabled() const;
 
-  /// Waits until the poller reports `request_id` (or the mode is turned off, or the awaiting
-  /// coroutine is cancelled). `request_id` is borrowed: the caller's frame keeps it alive until
-  /// the wait ends (no copy per sample).
-  boost::asio::awaitable<CompletionWait> wait_for(std::string_view request_id);
+  /// One sample's wait for its report (below).
+  class Wait;
 
   /// Polls sent so far (for tests).
   std::int64_t polls_sent() const noexcept { return polls_sent_; }
@@ -63,10 +62,6 @@ class CompletionWatcher final : public std::enable_shared_from_this<CompletionWa
                                                  std::shared_ptr<boost::asio::cancellation_signal> signal);
 
  private:
-  class Waiter;
-  class WaiterGuard;
-  friend class WaiterGuard;
-
   void ensure_poller();
   void stop_poller();
   void deliver(std::string_view request_id);
@@ -89,10 +84,45 @@ class CompletionWatcher final : public std::enable_shared_from_this<CompletionWa
     std::size_t operator()(std::string_view id) const noexcept { return std::hash<std::string_view>()(id); }
   };
   /// Samples waiting for their request id's report; the keys view the ids in the waiting frames.
-  std::unordered_map<std::string_view, Waiter*> waiters_;
+  std::unordered_map<std::string_view, Wait*> waiters_;
   /// Reports that arrived before their sample started waiting (the result may be reported before
   /// the answer to asample is read); forgotten after a few minutes.
   std::unordered_map<std::string, std::chrono::steady_clock::time_point, IdHash, std::equal_to<>> unclaimed_;
+};
+
+/// One sample's wait for its request's report, held in the waiting coroutine's own frame (no
+/// coroutine of its own: a wait is one per sample, and each frame is an allocation):
+///
+///   CompletionWatcher::Wait wait(*watcher, request_id);
+///   if (wait.pending()) co_await wait.timer().async_wait(asio::as_tuple(asio::deferred));
+///   switch (wait.outcome()) { ... }
+///
+/// The poller's report, the batched mode turned off, and a cancellation of the awaiting coroutine
+/// each wake it. Registered with the watcher from construction to destruction, so the watcher never
+/// points at a dead frame (also when the frame is destroyed suspended, at io_context teardown).
+/// `request_id` is borrowed: the caller's frame keeps it alive as long as the Wait.
+class CompletionWatcher::Wait {
+ public:
+  Wait(CompletionWatcher& watcher, std::string_view request_id);
+  Wait(const Wait&) = delete;
+  Wait& operator=(const Wait&) = delete;
+  ~Wait();
+
+  /// False when the outcome was known at once (reported before, or the batched mode is off).
+  bool pending() const noexcept { return timer_.has_value(); }
+  /// What to await while pending(): cancelled to wake the wait.
+  boost::asio::steady_timer& timer() noexcept { return *timer_; }
+  /// How the wait ended (once the timer's wait completed, or when not pending()).
+  CompletionWait outcome() const noexcept;
+
+ private:
+  friend class CompletionWatcher;
+
+  std::shared_ptr<CompletionWatcher> watcher_;
+  std::string_view request_id_;
+  std::optional<boost::asio::steady_timer> timer_;
+  bool registered_ = false;  ///< in the watcher's waiters_
+  bool reported_ = false;
 };
 
 }  // namespace tinker::client::sampling

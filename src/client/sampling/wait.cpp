@@ -7,6 +7,9 @@
 #include "client/session/telemetry_report.hpp"
 #include "http/observer.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/deferred.hpp>
+
 #include <utility>
 
 namespace tinker::client::sampling {
@@ -91,8 +94,12 @@ asio::awaitable<void> sample_until_done(const SamplingState& s, const std::share
       // doc/sampling.md#batched-result-polling: with the server's sample_use_retrieve_futures, the result is
       // fetched only once the sampler's poller reported the request finished or failed.
       if (s.completions->enabled()) {
-        const CompletionWait waited = co_await s.completions->wait_for(poll.request_id);
-        if (waited == CompletionWait::cancelled) {
+        CompletionWatcher::Wait wait(*s.completions, poll.request_id);
+        if (wait.pending()) {
+          auto [ec] = co_await wait.timer().async_wait(asio::as_tuple(asio::deferred));
+          (void)ec;  // the outcome says why it woke
+        }
+        if (wait.outcome() == CompletionWait::cancelled) {
           if (watch.stuck()) co_return fail_stuck(s, *core);  // the stuck detector cancelled the wait
           throw boost::system::system_error(asio::error::operation_aborted);
         }
