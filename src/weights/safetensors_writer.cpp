@@ -251,8 +251,12 @@ void SafetensorsWriter::write(std::size_t index, std::span<const std::byte> byte
                                             "': " + std::to_string(bytes.size()) + " bytes at offset " +
                                             std::to_string(offset) + " do not fit its " + std::to_string(size));
   }
-  write_all_at(impl_->fd, bytes.data(), bytes.size(), impl_->data_offset + impl_->begins[index] + offset,
-               impl_->partial);
+  const std::uint64_t at = impl_->data_offset + impl_->begins[index] + offset;
+  write_all_at(impl_->fd, bytes.data(), bytes.size(), at, impl_->partial);
+  // The piece goes to the disk now rather than at finish()'s fsync (or whenever the kernel's
+  // dirty-page limits force it): a large file's flush then overlaps with writing the rest of it.
+  // Only a start: it does not wait for the writes to complete, and an error shows again at the fsync.
+  ::sync_file_range(impl_->fd, static_cast<off_t>(at), static_cast<off_t>(bytes.size()), SYNC_FILE_RANGE_WRITE);
   const std::lock_guard lock(impl_->written_mutex);
   add_written_range(impl_->written[index], offset, offset + bytes.size());
 }
