@@ -89,6 +89,12 @@ CompletionWatcher::Wait::~Wait() {
   if (watcher_->unreported() == 0) watcher_->stop_poller();
 }
 
+// The watcher takes the wait out of waiters_ itself: the destructor then has nothing to erase.
+void CompletionWatcher::Wait::wake_unregistered() {
+  timer_->cancel();
+  registered_ = false;
+}
+
 CompletionWait CompletionWatcher::Wait::outcome() const noexcept {
   if (reported_) return CompletionWait::reported;
   return watcher_->disabled_ ? CompletionWait::fallback : CompletionWait::cancelled;
@@ -107,8 +113,7 @@ void CompletionWatcher::ensure_poller() {
 void CompletionWatcher::deliver(std::string_view request_id) {
   if (const auto it = waiters_.find(request_id); it != waiters_.end()) {
     it->second->reported_ = true;
-    it->second->timer_->cancel();
-    it->second->registered_ = false;  // taken out here: its destructor has nothing to erase
+    it->second->wake_unregistered();
     waiters_.erase(it);
     return;
   }
@@ -117,10 +122,7 @@ void CompletionWatcher::deliver(std::string_view request_id) {
 
 void CompletionWatcher::release_all() {
   disabled_ = true;
-  for (auto& [id, waiter] : waiters_) {
-    waiter->timer_->cancel();
-    waiter->registered_ = false;
-  }
+  for (auto& [id, waiter] : waiters_) waiter->wake_unregistered();
   waiters_.clear();
   unclaimed_.clear();
 }

@@ -118,6 +118,9 @@ class CompletionWatcher::Wait {
  private:
   friend class CompletionWatcher;
 
+  /// Wakes the wait; the caller (the watcher) erases it from waiters_.
+  void wake_unregistered();
+
   std::shared_ptr<CompletionWatcher> watcher_;
   std::string_view request_id_;
   std::optional<boost::asio::steady_timer> timer_;

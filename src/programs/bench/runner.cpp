@@ -62,10 +62,9 @@ std::exception_ptr run_until_done(asio::io_context& io, asio::awaitable<void> sc
     io.stop();
   });
   while (!finished) {
-    io.restart();
     io.run();
+    io.restart();  // stopped by the completion, or run out of work: either way ready to run again
   }
-  io.restart();
   return failure;
 }
 
