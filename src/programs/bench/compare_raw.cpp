@@ -1,17 +1,25 @@
 // sample --compare-raw (doc/bench.md#compare-raw): the raw Beast loop of raw_tinker_client.hpp and the SDK take
 // turns on the forked local server, each point `seconds` long after a warm-up, with the same request shape and the
-// same number in flight, on the same io_context and thread. Pairs alternate which side goes first; the ratios are
-// the medians of the pairs' ratios, so a drift of the machine's speed hits both sides alike.
+// same number in flight, on the same io_context and thread, and the same exchanges: when the server turns the
+// batched result poll on, the raw side long-polls retrieve_futures too and fetches each result once it is reported.
+// Pairs alternate which side goes first; the ratios are the medians of the pairs' ratios, so a drift of the machine's
+// speed hits both sides alike.
 #include "programs/bench/raw_tinker_client.hpp"
 #include "programs/bench/scenarios.hpp"
 #include "programs/bench/tokens.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <sys/resource.h>
 
+#include <functional>
 #include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace tinker::bench {
 namespace {
@@ -69,7 +77,7 @@ class Point {
   double system_us_per_sample = 0;
   double sleeps_per_sample = 0;       ///< voluntary context switches: the io thread waited for the network
   double preemptions_per_sample = 0;  ///< involuntary context switches
-  double requests_per_sample = 0;     ///< HTTP requests (the SDK's counters; 0 for the raw side, which has none)
+  double requests_per_sample = 0;     ///< HTTP requests (the SDK's counters; the raw side's connections)
   double latency_p50_ms = 0;
 };
 
@@ -82,7 +90,83 @@ class Shape {
   SampleShape raw;
   Fixture fixture;
   tcp::endpoint endpoint;
-  std::int64_t next_seq_id = 1000;  ///< the raw side's (the fixture's optim_step and sampler took the first ones)
+  std::int64_t next_seq_id = 1000;      ///< the raw side's (the fixture's optim_step and sampler took the first ones)
+  bool batched_results = false;         ///< the server's sample_use_retrieve_futures, as the raw side read it
+  std::int64_t completions_cursor = 0;  ///< the raw side's retrieve_futures cursor, kept from point to point
+};
+
+// The raw side's batched result poll: its poller reports request ids, and a worker whose sample is reported goes
+// on to fetch the result. A waiting worker is keyed by a view of its request id (its frame holds the string until
+// it is woken), as the SDK's watcher keys its waits.
+class RawCompletionBoard {
+ public:
+  /// True when `request_id` was reported already; otherwise `reported` is armed, to be cancelled by the report,
+  /// and `request_id` must live until then.
+  bool claim_or_register(const std::string& request_id, asio::steady_timer& reported) {
+    check();  // a failed poller reports nothing more
+    if (const auto early = reported_early_.find(std::string_view(request_id)); early != reported_early_.end()) {
+      reported_early_.erase(early);
+      return true;
+    }
+    reported.expires_at(asio::steady_timer::time_point::max());
+    waiting_.emplace(request_id, &reported);
+    wake_poller();
+    return false;
+  }
+
+  /// The poller polls only while a worker waits for a report, as the SDK's does: a poll sent when nothing is
+  /// pending is held by the server until a completion comes and then a little longer, to gather more.
+  bool nobody_waits() const { return waiting_.empty(); }
+  asio::awaitable<void> wait_for_a_waiter(asio::steady_timer& idle) {
+    idle.expires_at(asio::steady_timer::time_point::max());
+    idle_poller_ = &idle;
+    auto [woken] = co_await idle.async_wait(as_tuple_awaitable);
+    (void)woken;
+    idle_poller_ = nullptr;
+  }
+
+  /// The point is over: the poller stops (its exchange in progress ends when its connection is closed).
+  void stop() {
+    stopping = true;
+    wake_poller();
+  }
+
+  void report(std::string_view request_id) {
+    if (const auto waiting = waiting_.find(request_id); waiting != waiting_.end()) {
+      waiting->second->cancel();
+      waiting_.erase(waiting);
+      return;
+    }
+    reported_early_.emplace(request_id);
+  }
+
+  /// The poller failed: every waiting worker wakes and throws `failure_`.
+  void fail(std::string failure) {
+    failure_ = std::move(failure);
+    for (auto& [id, timer] : waiting_) timer->cancel();
+    waiting_.clear();
+  }
+
+  void check() const {
+    if (!failure_.empty()) throw std::runtime_error("raw retrieve_futures poller: " + failure_);
+  }
+
+  bool stopping = false;  ///< the point is over: the poller's exchange fails because it was closed
+
+ private:
+  void wake_poller() {
+    if (idle_poller_ != nullptr) idle_poller_->cancel();
+  }
+
+  class Hash {
+   public:
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>()(text); }
+  };
+  std::unordered_map<std::string_view, asio::steady_timer*> waiting_;
+  std::unordered_set<std::string, Hash, std::equal_to<>> reported_early_;
+  std::string failure_;
+  asio::steady_timer* idle_poller_ = nullptr;
 };
 
 asio::awaitable<void> raw_worker(Connection* connection, Shape* shape, PointCounter* counter) {
@@ -94,6 +178,48 @@ asio::awaitable<void> raw_worker(Connection* connection, Shape* shape, PointCoun
     co_await complete(*connection, field(ticket, "request_id"), &requests);
     counter->note(called, Clock::now());
   }
+}
+
+asio::awaitable<void> raw_batched_worker(Connection* connection, Shape* shape, RawCompletionBoard* board,
+                                         PointCounter* counter) {
+  SdkShapedRequests requests(connection->remote_port(), shape->raw);
+  asio::steady_timer reported(co_await asio::this_coro::executor);
+  while (counter->running()) {
+    const Clock::time_point called = Clock::now();
+    const std::string ticket = co_await connection->exchange_serialized(
+        requests.sample(shape->fixture.sampling_session_id, shape->next_seq_id++));
+    std::string request_id = field(ticket, "request_id");
+    if (!board->claim_or_register(request_id, reported)) {
+      auto [cancelled] = co_await reported.async_wait(as_tuple_awaitable);  // cancelled by the report
+      (void)cancelled;
+      board->check();
+    }
+    co_await complete(*connection, std::move(request_id), &requests);
+    counter->note(called, Clock::now());
+  }
+}
+
+// Long-polls the raw sampler's completions until the point is over, reporting every request id it reads.
+asio::awaitable<void> raw_poller(Connection* connection, Shape* shape, RawCompletionBoard* board) {
+  SdkShapedRequests requests(connection->remote_port(), shape->raw);
+  std::vector<std::string_view> request_ids;  // views into the answer
+  asio::steady_timer idle(co_await asio::this_coro::executor);
+  std::string failure;
+  try {
+    while (!board->stopping) {
+      if (board->nobody_waits()) {
+        co_await board->wait_for_a_waiter(idle);
+        continue;
+      }
+      const std::string answer = co_await connection->exchange_serialized(
+          requests.completions_poll(shape->fixture.sampling_session_id, shape->completions_cursor));
+      shape->completions_cursor = reported_request_ids(answer, request_ids);
+      for (const std::string_view request_id : request_ids) board->report(request_id);
+    }
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!board->stopping) board->fail(failure.empty() ? "stopped" : failure);
 }
 
 asio::awaitable<void> sdk_worker(SamplingClient sampler, Shape* shape, PointCounter* counter) {
@@ -111,18 +237,20 @@ asio::awaitable<void> sdk_worker(SamplingClient sampler, Shape* shape, PointCoun
 }
 
 // Waits out the warm-up, then measures the workers until the last one ends.
-asio::awaitable<Point> measure(Bench* bench, WorkerGroup* workers, PointCounter* counter, std::int64_t per_call) {
+// `requests_made`: the side's HTTP requests so far.
+asio::awaitable<Point> measure(Bench* bench, WorkerGroup* workers, PointCounter* counter, std::int64_t per_call,
+                               std::function<std::uint64_t()> requests_made) {
   asio::steady_timer timer(bench->io.get_executor(), counter->measured_from);
   auto [ec] = co_await timer.async_wait(as_tuple_awaitable);
   (void)ec;
   const double cpu_start = process_cpu_seconds();
   const Usage usage_start = Usage::now();
-  const std::uint64_t requests_start = bench->service.counters().requests;
+  const std::uint64_t requests_start = requests_made();
   co_await workers->wait();
   const Clock::time_point end = Clock::now();
   const double cpu = process_cpu_seconds() - cpu_start;
   const Usage usage_end = Usage::now();
-  const std::uint64_t requests = bench->service.counters().requests - requests_start;
+  const std::uint64_t requests = requests_made() - requests_start;
   Point point;
   const auto samples = static_cast<double>(counter->samples * per_call);
   point.samples_per_s = samples / seconds_between(counter->measured_from, end);
@@ -138,13 +266,40 @@ asio::awaitable<Point> measure(Bench* bench, WorkerGroup* workers, PointCounter*
 }
 
 asio::awaitable<Point> raw_point(Bench* bench, Shape* shape, std::int64_t in_flight, double seconds) {
+  // One connection per worker, and the poller's last when the server batches the result poll.
   std::vector<std::unique_ptr<Connection>> connections;
-  for (std::int64_t i = 0; i < in_flight; ++i)
+  for (std::int64_t i = 0; i < in_flight + (shape->batched_results ? 1 : 0); ++i)
     connections.push_back(std::make_unique<Connection>(bench->io, shape->endpoint));
+  const auto requests_made = [&connections] {
+    std::uint64_t requests = 0;
+    for (const auto& connection : connections) requests += connection->exchanges();
+    return requests;
+  };
   PointCounter counter(seconds);
   WorkerGroup workers(bench->io.get_executor());
-  for (auto& connection : connections) workers.spawn(raw_worker(connection.get(), shape, &counter));
-  co_return co_await measure(bench, &workers, &counter, shape->num_samples);
+  if (!shape->batched_results) {
+    for (auto& connection : connections) workers.spawn(raw_worker(connection.get(), shape, &counter));
+    co_return co_await measure(bench, &workers, &counter, shape->num_samples, requests_made);
+  }
+  Connection& poll_connection = *connections.back();
+  RawCompletionBoard board;
+  WorkerGroup poller(bench->io.get_executor());
+  poller.spawn(raw_poller(&poll_connection, shape, &board));
+  for (std::int64_t i = 0; i < in_flight; ++i)
+    workers.spawn(raw_batched_worker(connections[static_cast<std::size_t>(i)].get(), shape, &board, &counter));
+  std::exception_ptr failure;
+  Point point;
+  try {
+    point = co_await measure(bench, &workers, &counter, shape->num_samples, requests_made);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // The poller may be in a long poll: closing its connection ends it, and it must end before the board does.
+  board.stop();
+  poll_connection.close();
+  co_await poller.wait();
+  if (failure) std::rethrow_exception(failure);
+  co_return point;
 }
 
 asio::awaitable<Point> sdk_point(Bench* bench, SamplingClient sampler, Shape* shape, std::int64_t in_flight,
@@ -152,11 +307,13 @@ asio::awaitable<Point> sdk_point(Bench* bench, SamplingClient sampler, Shape* sh
   PointCounter counter(seconds);
   WorkerGroup workers(bench->io.get_executor());
   for (std::int64_t i = 0; i < in_flight; ++i) workers.spawn(sdk_worker(sampler, shape, &counter));
-  co_return co_await measure(bench, &workers, &counter, shape->num_samples);
+  const auto requests_made = [bench] { return bench->service.counters().requests; };
+  co_return co_await measure(bench, &workers, &counter, shape->num_samples, requests_made);
 }
 
 asio::awaitable<void> prepare_raw(Bench* bench, Shape* shape) {
   Connection connection(bench->io, shape->endpoint);
+  shape->batched_results = co_await uses_batched_results(connection);
   co_await prepare(&connection, &shape->fixture);
 }
 
@@ -209,13 +366,12 @@ void write_comparison(const SampleSettings& settings, const std::vector<Point>& 
   write_sides(comparison, "system_us_per_sample", raw, sdk, &Point::system_us_per_sample);
   write_sides(comparison, "sleeps_per_sample", raw, sdk, &Point::sleeps_per_sample);
   write_sides(comparison, "preemptions_per_sample", raw, sdk, &Point::preemptions_per_sample);
-  std::vector<double> sdk_requests;
-  for (const Point& point : sdk) sdk_requests.push_back(point.requests_per_sample);
-  comparison["sdk_requests_per_sample"] = median(sdk_requests);
+  write_sides(comparison, "requests_per_sample", raw, sdk, &Point::requests_per_sample);
   comparison["throughput_ratios"] = array_of(throughput_ratios);
   comparison["cpu_ratios"] = array_of(cpu_ratios);
   comparison["method"] =
-      "SDK / raw Beast loop (same two exchanges, same headers and bodies, same io thread), medians of the pairs' "
+      "SDK / raw Beast loop (same exchanges: asample, then retrieve_future, after a retrieve_futures report when "
+      "the server turns the batched poll on; same headers and bodies, same io thread), medians of the pairs' "
       "ratios; CPU is getrusage(RUSAGE_SELF) over each point, the server being a forked child";
   report.set("compare_raw", std::move(comparison));
 }

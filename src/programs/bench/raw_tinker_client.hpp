@@ -18,12 +18,14 @@
 
 #include <sys/resource.h>
 
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace tinker::bench {
 
@@ -65,6 +67,15 @@ class Connection {
 
   std::uint16_t remote_port() const { return stream_.socket().remote_endpoint().port(); }
 
+  /// Exchanges completed on this connection.
+  std::uint64_t exchanges() const { return exchanges_; }
+
+  /// Ends an exchange in progress (it fails with "operation aborted") and the connection.
+  void close() {
+    boost::system::error_code ignored;
+    stream_.socket().close(ignored);
+  }
+
   /// Sends `request`, already serialised (head and body), and reads the answer.
   asio::awaitable<std::string> exchange_serialized(std::string request) {
     auto [write_error, written] = co_await asio::async_write(stream_, asio::buffer(request), as_tuple_awaitable);
@@ -83,11 +94,13 @@ class Connection {
     if (parser.get().result_int() != 200) {
       throw std::runtime_error("status " + std::to_string(parser.get().result_int()) + ": " + parser.get().body());
     }
+    ++exchanges_;
     co_return std::move(parser.get().body());
   }
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
+  std::uint64_t exchanges_ = 0;
 };
 
 inline std::string field(const std::string& json, const char* key) {
@@ -140,6 +153,19 @@ class SdkShapedRequests {
     body_ += R"(,"topk_prompt_logprobs":0,"type":"sample"})";
     std::string request = head("/api/v1/asample", "60");
     request += "Accept: application/json\r\nX-Tinker-Sampling-Backpressure: 1\r\n";
+    return finish(std::move(request));
+  }
+
+  /// The batched long-poll of a sampling session's completions after `cursor` (`/api/v1/retrieve_futures`), as the
+  /// SDK's sampler sends it when the server turns the batched result poll on.
+  std::string completions_poll(const std::string& sampling_session_id, std::int64_t cursor) {
+    body_.assign(R"({"target":{"type":"sampling_session","sampling_session_id":")");
+    body_ += sampling_session_id;
+    body_ += R"(","cloned_sampler_id":0},"prev_cursor":)";
+    body_ += std::to_string(cursor);
+    body_ += R"(,"timeout":30})";
+    std::string request = head("/api/v1/retrieve_futures", "45");
+    request += "Accept: application/json\r\n";
     return finish(std::move(request));
   }
 
@@ -217,6 +243,38 @@ inline asio::awaitable<std::string> complete(Connection& connection, std::string
     }
     if (body.find("\"try_again\"") == std::string::npos) co_return body;
   }
+}
+
+/// Whether the server's client config turns the batched result poll on (`sample_use_retrieve_futures`), read as the
+/// SDK reads it when it starts.
+inline asio::awaitable<bool> uses_batched_results(Connection& connection) {
+  const std::string config =
+      co_await connection.exchange(bhttp::verb::post, "/api/v1/client/config", R"({"sdk_version":"0.25.0"})");
+  const boost::json::value* flag = boost::json::parse(config).as_object().if_contains("sample_use_retrieve_futures");
+  co_return flag != nullptr && flag->is_bool() && flag->as_bool();
+}
+
+/// The request ids a retrieve_futures answer reports, as views into `answer` (finished and failed alike: either is
+/// fetched with retrieve_future, which returns the result or the error), and its cursor. Found by scanning for the
+/// keys, as a hand-written client would; the server's request ids have no escapes.
+inline std::int64_t reported_request_ids(std::string_view answer, std::vector<std::string_view>& ids) {
+  constexpr std::string_view id_key = R"("request_id":")";
+  constexpr std::string_view cursor_key = R"("cursor":)";
+  ids.clear();
+  for (std::size_t at = answer.find(id_key); at != std::string_view::npos; at = answer.find(id_key, at)) {
+    const std::size_t begin = at + id_key.size();
+    at = answer.find('"', begin);
+    if (at == std::string_view::npos) throw std::runtime_error("retrieve_futures answer: unterminated request_id");
+    ids.push_back(answer.substr(begin, at - begin));
+  }
+  const std::size_t at = answer.rfind(cursor_key);
+  std::int64_t cursor = 0;
+  const char* end = answer.data() + answer.size();
+  const char* digits = at == std::string_view::npos ? end : answer.data() + at + cursor_key.size();
+  if (std::from_chars(digits, end, cursor).ec != std::errc()) {
+    throw std::runtime_error("retrieve_futures answer: no cursor");
+  }
+  return cursor;
 }
 
 inline asio::awaitable<void> prepare(Connection* connection, Fixture* fixture) {

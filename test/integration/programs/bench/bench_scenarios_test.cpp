@@ -119,6 +119,7 @@ const Fields compare_raw_fields = {
     {"sdk_sleeps_per_sample", Kind::number},
     {"raw_preemptions_per_sample", Kind::number},
     {"sdk_preemptions_per_sample", Kind::number},
+    {"raw_requests_per_sample", Kind::number},
     {"sdk_requests_per_sample", Kind::number},
     {"throughput_ratios", Kind::array},
     {"cpu_ratios", Kind::array},
@@ -223,6 +224,11 @@ TEST(BenchScenarios, SampleCompareRaw) {
   // at most a submit and a few polls.
   EXPECT_GT(number(comparison, "sdk_requests_per_sample"), 1.0);
   EXPECT_LT(number(comparison, "sdk_requests_per_sample"), 4.0);
+  // Both sides poll as the server says: a submit, a fetch once the batched poll reported the result, and the
+  // batched polls themselves (null-model results are ready at once, so per-request polling would make exactly 2).
+  EXPECT_GT(number(comparison, "raw_requests_per_sample"), 2.0);
+  EXPECT_LT(number(comparison, "raw_requests_per_sample"), 4.0);
+  EXPECT_GT(number(comparison, "sdk_requests_per_sample"), 2.0);
   EXPECT_GT(number(comparison, "sdk_user_us_per_sample") + number(comparison, "sdk_system_us_per_sample"), 0);
 }
 

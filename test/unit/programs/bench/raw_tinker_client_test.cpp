@@ -35,5 +35,28 @@ TEST(RawTinkerClient, TheDefaultShapeIsThreeTokensAndOneSampleOfEight) {
   EXPECT_EQ(body_of(raw.sample("s", 5)), to_json(sdk));
 }
 
+TEST(RawTinkerClient, TheCompletionsPollBodyIsTheSdks) {
+  const FuturesRetrieveRequest sdk(SamplingSessionFuturesTarget("sess:sample:0", 0), 17, 30.0);
+  SdkShapedRequests raw(8080);
+  EXPECT_EQ(body_of(raw.completions_poll("sess:sample:0", 17)), to_json(sdk));
+}
+
+TEST(RawTinkerClient, ReadsTheReportedRequestIdsAndTheCursor) {
+  const FuturesRetrieveResponse answer(
+      {FutureCompletion("finished", "sess:req:1"), FutureCompletion("failed", "sess:req:2")}, 42);
+  std::vector<std::string_view> ids = {"stale"};
+  const std::string text = to_json(answer);
+  EXPECT_EQ(reported_request_ids(text, ids), 42);
+  EXPECT_EQ(ids, (std::vector<std::string_view>{"sess:req:1", "sess:req:2"}));
+  EXPECT_EQ(reported_request_ids(R"({"completions":[],"cursor":7})", ids), 7);
+  EXPECT_TRUE(ids.empty());
+}
+
+TEST(RawTinkerClient, AnAnswerWithoutACursorOrWithACutIdIsAnError) {
+  std::vector<std::string_view> ids;
+  EXPECT_THROW(reported_request_ids(R"({"completions":[]})", ids), std::runtime_error);
+  EXPECT_THROW(reported_request_ids(R"({"completions":[{"request_id":"abc)", ids), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace tinker::bench
