@@ -68,6 +68,9 @@ std::pair<std::uint16_t, pid_t> fork_server(int& keepalive_fd) {
     // Results are fetched at once here; kept for the default hour, a few million of them made the
     // server slower (and bigger) point after point, which charged whichever loop ran later.
     options.result_retention = std::chrono::seconds(5);
+    // The raw loop polls each result itself: the SDK must too, or the comparison is of two protocols
+    // (`tinker-bench sample --compare-raw` compares them with the batched result poll on both sides).
+    options.client_config.sample_use_retrieve_futures = false;
     tinker::local::Server server(options);
     server.start();
     const std::uint16_t port = server.port();

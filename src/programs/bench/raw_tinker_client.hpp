@@ -250,7 +250,8 @@ inline asio::awaitable<std::string> complete(Connection& connection, std::string
 inline asio::awaitable<bool> uses_batched_results(Connection& connection) {
   const std::string config =
       co_await connection.exchange(bhttp::verb::post, "/api/v1/client/config", R"({"sdk_version":"0.25.0"})");
-  const boost::json::value* flag = boost::json::parse(config).as_object().if_contains("sample_use_retrieve_futures");
+  const boost::json::value parsed = boost::json::parse(config);
+  const boost::json::value* flag = parsed.as_object().if_contains("sample_use_retrieve_futures");
   co_return flag != nullptr && flag->is_bool() && flag->as_bool();
 }
 
