@@ -169,19 +169,10 @@ class RawCompletionBoard {
   asio::steady_timer* idle_poller_ = nullptr;
 };
 
-asio::awaitable<void> raw_worker(Connection* connection, Shape* shape, PointCounter* counter) {
-  SdkShapedRequests requests(connection->remote_port(), shape->raw);
-  while (counter->running()) {
-    const Clock::time_point called = Clock::now();
-    const std::string ticket = co_await connection->exchange_serialized(
-        requests.sample(shape->fixture.sampling_session_id, shape->next_seq_id++));
-    co_await complete(*connection, field(ticket, "request_id"), &requests);
-    counter->note(called, Clock::now());
-  }
-}
-
-asio::awaitable<void> raw_batched_worker(Connection* connection, Shape* shape, RawCompletionBoard* board,
-                                         PointCounter* counter) {
+// `board`: the batched result poll's, when the server turns it on (a sample's result is fetched once reported);
+// null when each result is polled for.
+asio::awaitable<void> raw_worker(Connection* connection, Shape* shape, RawCompletionBoard* board,
+                                 PointCounter* counter) {
   SdkShapedRequests requests(connection->remote_port(), shape->raw);
   asio::steady_timer reported(co_await asio::this_coro::executor);
   while (counter->running()) {
@@ -189,7 +180,7 @@ asio::awaitable<void> raw_batched_worker(Connection* connection, Shape* shape, R
     const std::string ticket = co_await connection->exchange_serialized(
         requests.sample(shape->fixture.sampling_session_id, shape->next_seq_id++));
     std::string request_id = field(ticket, "request_id");
-    if (!board->claim_or_register(request_id, reported)) {
+    if (board != nullptr && !board->claim_or_register(request_id, reported)) {
       auto [cancelled] = co_await reported.async_wait(as_tuple_awaitable);  // cancelled by the report
       (void)cancelled;
       board->check();
@@ -278,7 +269,7 @@ asio::awaitable<Point> raw_point(Bench* bench, Shape* shape, std::int64_t in_fli
   PointCounter counter(seconds);
   WorkerGroup workers(bench->io.get_executor());
   if (!shape->batched_results) {
-    for (auto& connection : connections) workers.spawn(raw_worker(connection.get(), shape, &counter));
+    for (auto& connection : connections) workers.spawn(raw_worker(connection.get(), shape, nullptr, &counter));
     co_return co_await measure(bench, &workers, &counter, shape->num_samples, requests_made);
   }
   Connection& poll_connection = *connections.back();
@@ -286,7 +277,7 @@ asio::awaitable<Point> raw_point(Bench* bench, Shape* shape, std::int64_t in_fli
   WorkerGroup poller(bench->io.get_executor());
   poller.spawn(raw_poller(&poll_connection, shape, &board));
   for (std::int64_t i = 0; i < in_flight; ++i)
-    workers.spawn(raw_batched_worker(connections[static_cast<std::size_t>(i)].get(), shape, &board, &counter));
+    workers.spawn(raw_worker(connections[static_cast<std::size_t>(i)].get(), shape, &board, &counter));
   std::exception_ptr failure;
   Point point;
   try {
