@@ -92,11 +92,11 @@ asio::awaitable<train::RLResult> train_additions(
 
 TEST_F(RlTrainerTest, OnPolicyTrainingRaisesTheRewardAndLogsTheCookbookKeys) {
   auto service = make_service_client();
-  train::RLOptions rl = options(10);
+  train::RLOptions rl = options(16);
   rl.learning_rate = 1e-3;
   rl.max_tokens = 4;
   const train::RLResult result = run(train_additions(*service, rl), std::chrono::seconds(120));
-  ASSERT_EQ(result.metrics.size(), 10u);
+  ASSERT_EQ(result.metrics.size(), 16u);
   for (const StepMetrics& step : result.metrics) {
     EXPECT_EQ(*step.get("sampling_client/step_min"), static_cast<double>(step.step)) << "step " << step.step;
     EXPECT_EQ(*step.get("async/stale_groups_dropped"), 0.0);
@@ -104,13 +104,15 @@ TEST_F(RlTrainerTest, OnPolicyTrainingRaisesTheRewardAndLogsTheCookbookKeys) {
     EXPECT_TRUE(step.get("optim/lr").has_value());
   }
   auto reward = [&](std::size_t i) { return *result.metrics[i].get("env/all/reward/total"); };
-  // The tiny model learns the format first: from about -0.1 (no digit) towards 0.
-  const double first = (reward(0) + reward(1) + reward(2)) / 3.0;
-  const double last = (reward(7) + reward(8) + reward(9)) / 3.0;
+  // The tiny model learns the format first: from about -0.1 (no digit) towards 0. The sampler's seeds
+  // come from its session id, new in every run, so the rewards differ from run to run: comparing the
+  // first and last three of ten steps came out wrong in 5 runs of 100, four of sixteen in none of 150.
+  const double first = (reward(0) + reward(1) + reward(2) + reward(3)) / 4.0;
+  const double last = (reward(12) + reward(13) + reward(14) + reward(15)) / 4.0;
   EXPECT_GT(last, first);
   const std::vector<StepMetrics> logged = train::RunDirectory(log_dir).read_metrics();
-  ASSERT_EQ(logged.size(), 10u);
-  EXPECT_NEAR(*logged.back().get("env/all/reward/total"), reward(9), 1e-12);
+  ASSERT_EQ(logged.size(), 16u);
+  EXPECT_NEAR(*logged.back().get("env/all/reward/total"), reward(15), 1e-12);
   EXPECT_TRUE(logged.front().get("env/all/format").has_value());
   EXPECT_TRUE(logged.front().get("time/step").has_value());
   EXPECT_TRUE(result.final_checkpoint.final);
